@@ -1,0 +1,246 @@
+//! The `kepspec` command line: its options, parsed and checked without
+//! touching any cluster, so every option can be tested.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Exit code: every scenario passed.
+pub const EXIT_PASSED: u8 = 0;
+/// Exit code: at least one scenario failed.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: bad usage, bad input (feature files, profiles) or an unreachable cluster.
+pub const EXIT_ERROR: u8 = 2;
+
+/// kepspec: the executable specification of StatefulSet update semantics
+/// (KEP-3541 Recreate, KEP-961 maxUnavailable and the base guarantees).
+#[derive(Debug, Parser)]
+#[command(name = "kepspec", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the specification (every feature under features/ by default).
+    Run(RunArgs),
+    /// List features, scenarios and tags.
+    List(ListArgs),
+    /// Check feature files: syntax, undefined and ambiguous steps.
+    Lint(ListArgs),
+    /// Manage a cluster.
+    Cluster {
+        /// What to do with it.
+        #[command(subcommand)]
+        command: ClusterCommand,
+    },
+    /// Run the bundled StatefulSet controller against a cluster.
+    Controller(ControllerArgs),
+}
+
+/// `kepspec cluster ...`
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Start the embedded cluster and keep it running until Ctrl-C.
+    Up(ClusterUpArgs),
+}
+
+/// Where scenarios run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClusterChoice {
+    /// The embedded cluster, started in-process.
+    Embedded,
+    /// An existing cluster from a kubeconfig (None: the default lookup).
+    Kubeconfig(Option<PathBuf>),
+    /// A kind cluster.
+    Kind,
+}
+
+impl std::str::FromStr for ClusterChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "embedded" => Ok(Self::Embedded),
+            "kind" => Ok(Self::Kind),
+            "kubeconfig" => Ok(Self::Kubeconfig(None)),
+            _ => match s.strip_prefix("kubeconfig=") {
+                Some(path) if !path.is_empty() => Ok(Self::Kubeconfig(Some(PathBuf::from(path)))),
+                _ => Err(format!(
+                    "unknown cluster `{s}`: expected embedded, kubeconfig[=PATH] or kind"
+                )),
+            },
+        }
+    }
+}
+
+/// The implementation under test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetChoice {
+    /// The bundled controller (started in-process on the embedded cluster).
+    Bundled,
+    /// Upstream kube-controller-manager, already running in the cluster.
+    Upstream,
+    /// A vendor profile file.
+    Profile(PathBuf),
+}
+
+impl std::str::FromStr for TargetChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "bundled" => Ok(Self::Bundled),
+            "upstream" => Ok(Self::Upstream),
+            p if p.ends_with(".yaml") || p.ends_with(".yml") => Ok(Self::Profile(PathBuf::from(p))),
+            _ => Err(format!(
+                "unknown target `{s}`: expected bundled, upstream or a PROFILE.yaml"
+            )),
+        }
+    }
+}
+
+/// `kepspec run`
+#[derive(Clone, Debug, Args)]
+pub struct RunArgs {
+    /// Feature files or folders (default: features/).
+    pub features: Vec<PathBuf>,
+    /// embedded, kubeconfig[=PATH] or kind.
+    #[arg(long, default_value = "embedded")]
+    pub cluster: ClusterChoice,
+    /// bundled, upstream or PROFILE.yaml.
+    #[arg(long, default_value = "bundled")]
+    pub target: TargetChoice,
+    /// Tag expression, e.g. `@kep-3541 and not @slow`.
+    #[arg(long)]
+    pub tags: Option<String>,
+    /// Only scenarios whose name matches this regex.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Scenarios run at once.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Run the selection this many times (flake hunting).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Stop at the first failed scenario.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Write JUnit XML here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write the HTML report, JSON result and failure artifacts here.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Keep the namespaces of failed scenarios.
+    #[arg(long)]
+    pub keep_on_failure: bool,
+    /// Print every command a kind run would execute, and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// kind: the cluster's name.
+    #[arg(long, default_value = "kepspec")]
+    pub kind_name: String,
+    /// kind: use an existing cluster of that name instead of creating one.
+    #[arg(long)]
+    pub reuse_cluster: bool,
+    /// kind: keep the cluster afterwards.
+    #[arg(long)]
+    pub keep_cluster: bool,
+    /// kind: the node image (a Kubernetes version), e.g. kindest/node:v1.37.0.
+    #[arg(long)]
+    pub node_image: Option<String>,
+}
+
+/// `kepspec list` / `kepspec lint`
+#[derive(Clone, Debug, Args)]
+pub struct ListArgs {
+    /// Feature files or folders (default: features/).
+    pub features: Vec<PathBuf>,
+}
+
+/// `kepspec cluster up`
+#[derive(Clone, Debug, Args)]
+pub struct ClusterUpArgs {
+    /// Where to write the kubeconfig.
+    #[arg(long, default_value = "kepspec.kubeconfig")]
+    pub kubeconfig: PathBuf,
+    /// apiserver feature gates, e.g. `StatefulSetRecreateStrategy=false`.
+    #[arg(long)]
+    pub feature_gates: Option<String>,
+    /// Also run the bundled controller in the cluster.
+    #[arg(long)]
+    pub with_controller: bool,
+}
+
+/// `kepspec controller`
+#[derive(Clone, Debug, Args)]
+pub struct ControllerArgs {
+    /// Kubeconfig (default: in-cluster config or $KUBECONFIG).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Reconcile one namespace only.
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Controller feature gates, e.g. `StatefulSetRecreateStrategy=false,MaxUnavailableStatefulSet=true`.
+    #[arg(long)]
+    pub feature_gates: Option<String>,
+}
+
+impl RunArgs {
+    /// The feature paths to run: the ones given, or `features/`.
+    pub fn feature_paths(&self) -> Vec<PathBuf> {
+        if self.features.is_empty() {
+            vec![PathBuf::from("features")]
+        } else {
+            self.features.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("kepspec").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn run_defaults_to_the_whole_spec_on_the_embedded_cluster() {
+        let Command::Run(args) = parse(&["run"]).unwrap().command else {
+            panic!("not run")
+        };
+        assert_eq!(args.cluster, ClusterChoice::Embedded);
+        assert_eq!(args.target, TargetChoice::Bundled);
+        assert_eq!(args.feature_paths(), vec![PathBuf::from("features")]);
+        assert_eq!(args.repeat, 1);
+    }
+
+    #[test]
+    fn cluster_and_target_choices_parse() {
+        let Command::Run(args) = parse(&[
+            "run",
+            "--cluster",
+            "kubeconfig=/tmp/kc",
+            "--target",
+            "clusters/targets/x.yaml",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not run")
+        };
+        assert_eq!(
+            args.cluster,
+            ClusterChoice::Kubeconfig(Some(PathBuf::from("/tmp/kc")))
+        );
+        assert_eq!(
+            args.target,
+            TargetChoice::Profile(PathBuf::from("clusters/targets/x.yaml"))
+        );
+        assert!(parse(&["run", "--cluster", "docker"]).is_err());
+        assert!(parse(&["run", "--target", "kruise"]).is_err());
+    }
+}

@@ -1,0 +1,17 @@
+//! kepspec: an executable specification of Kubernetes StatefulSet update
+//! semantics — KEP-3541 (the `Recreate` update strategy), KEP-961
+//! (`maxUnavailable`) and the base StatefulSet guarantees they build on.
+//!
+//! - [`sim`]: the embedded cluster (API server, admission, node simulator);
+//! - [`controller`]: the bundled StatefulSet controller;
+//! - [`history`]: the recorder and the checks over a scenario's timeline;
+//! - [`harness`]: scenarios, waits, the runner and the main job;
+//! - [`report`]: JUnit, JSON and HTML reports.
+
+pub mod cli;
+pub mod cluster;
+pub mod controller;
+pub mod harness;
+pub mod history;
+pub mod report;
+pub mod sim;
