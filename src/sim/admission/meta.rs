@@ -1,0 +1,211 @@
+//! Object metadata checks and small helpers over `serde_json::Value`.
+
+use super::fielderr::{go_quote, FieldError};
+use serde_json::{Map, Value};
+
+/// `metadata.name`, or "" when absent.
+pub fn name(obj: &Value) -> &str {
+    obj.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// The object map at `key` inside `parent`, created when absent or not an
+/// object.
+pub fn child_obj<'a>(parent: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = parent
+        .entry(key.to_string())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(m) => m,
+        _ => unreachable!("slot was just made an object"),
+    }
+}
+
+/// Sets `key` to `value` when it is absent, null, or an empty string.
+pub fn default_value(map: &mut Map<String, Value>, key: &str, value: Value) {
+    let missing = match map.get(key) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        _ => false,
+    };
+    if missing {
+        map.insert(key.to_string(), value);
+    }
+}
+
+/// A JSON integer at `key`, if present.
+pub fn int_at(map: &Map<String, Value>, key: &str) -> Option<i64> {
+    map.get(key).and_then(Value::as_i64)
+}
+
+/// A string at `key`, or "" (absent, null and "" mean the same to Go's
+/// non-pointer strings).
+pub fn str_at<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+    map.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// `ValidateNonnegativeField`.
+pub fn nonnegative(value: i64, field: &str) -> Option<FieldError> {
+    (value < 0).then(|| {
+        FieldError::invalid(
+            field,
+            value.to_string(),
+            "must be greater than or equal to 0",
+        )
+    })
+}
+
+const DNS1123_LABEL_MAX: usize = 63;
+const DNS1123_SUBDOMAIN_MAX: usize = 253;
+
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Upstream's `IsDNS1123Label` messages for `value`.
+pub fn dns1123_label_errors(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX {
+        out.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX} characters"
+        ));
+    }
+    if !is_label(value) {
+        out.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string());
+    }
+    out
+}
+
+/// Upstream's `IsDNS1123Subdomain` messages for `value`.
+pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX {
+        out.push(format!(
+            "must be no more than {DNS1123_SUBDOMAIN_MAX} characters"
+        ));
+    }
+    if !value.split('.').all(is_label) {
+        out.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
+    }
+    out
+}
+
+/// `ValidateObjectMeta` for the name on create: a name (or a generateName
+/// the server turns into one) is required and must pass `name_errors`.
+pub fn validate_create_name(obj: &Value, name_errors: fn(&str) -> Vec<String>) -> Vec<FieldError> {
+    let name = name(obj);
+    let generate = obj
+        .pointer("/metadata/generateName")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if name.is_empty() {
+        if generate.is_empty() {
+            return vec![FieldError::required(
+                "metadata.name",
+                "name or generateName is required",
+            )];
+        }
+        return Vec::new();
+    }
+    name_errors(name)
+        .into_iter()
+        .map(|msg| FieldError::invalid("metadata.name", go_quote(name), &msg))
+        .collect()
+}
+
+/// A copy of `v` with the values Go's semantic equality treats as unset
+/// removed: nulls, empty strings, empty lists and empty maps.
+pub fn semantic(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                let v = semantic(v);
+                if !is_unset(&v) {
+                    out.insert(k.clone(), v);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(semantic).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_unset(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names() {
+        assert!(dns1123_label_errors("web-0").is_empty());
+        assert_eq!(dns1123_label_errors("Web").len(), 1);
+        assert_eq!(
+            dns1123_label_errors(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+        assert!(dns1123_subdomain_errors("a.b-c").is_empty());
+        assert_eq!(dns1123_subdomain_errors("a..b").len(), 1);
+        let errs = validate_create_name(
+            &json!({"metadata": {"name": "Web_1"}}),
+            dns1123_label_errors,
+        );
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].to_string().starts_with(
+            "metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 label must consist of"
+        ));
+        let errs = validate_create_name(&json!({"metadata": {}}), dns1123_label_errors);
+        assert_eq!(
+            errs[0].to_string(),
+            "metadata.name: Required value: name or generateName is required"
+        );
+        assert!(validate_create_name(
+            &json!({"metadata": {"generateName": "web-"}}),
+            dns1123_label_errors
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn semantic_equality_ignores_unset_values() {
+        assert_eq!(
+            semantic(&json!({"a": "", "b": [], "c": {}, "d": null, "e": {"f": ""}, "g": 0})),
+            json!({"g": 0})
+        );
+    }
+
+    #[test]
+    fn defaults_fill_only_unset() {
+        let mut m = Map::new();
+        m.insert("a".into(), json!(""));
+        m.insert("b".into(), json!("x"));
+        default_value(&mut m, "a", json!("A"));
+        default_value(&mut m, "b", json!("B"));
+        default_value(&mut m, "c", json!(1));
+        assert_eq!(Value::Object(m), json!({"a": "A", "b": "x", "c": 1}));
+        let mut parent = Map::new();
+        parent.insert("spec".into(), json!(3));
+        child_obj(&mut parent, "spec").insert("x".into(), json!(1));
+        assert_eq!(Value::Object(parent), json!({"spec": {"x": 1}}));
+    }
+}

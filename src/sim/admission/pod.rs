@@ -1,0 +1,173 @@
+//! Pod admission: defaults, `PrepareForCreate` (status Pending with the QoS
+//! class), and the parts of `ValidatePod` / `ValidatePodUpdate` the
+//! harness relies on.
+
+use super::fielderr::FieldError;
+use super::meta::{self, semantic, str_at};
+use super::quantity::milli_of;
+use super::{defaults, AdmissionRequest, Operation};
+use serde_json::{json, Map, Value};
+
+const FORBIDDEN_UPDATE: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// Defaults, prepares and validates a Pod create or update.
+pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
+    defaults::pod(req.object, req.operation);
+    match (req.operation, req.old_object) {
+        (Operation::Update, Some(old)) => {
+            // The stored object is compared as decoded, i.e. with defaults.
+            let mut old = old.clone();
+            defaults::pod(&mut old, Operation::Update);
+            validate_update(req.object, &old)
+        }
+        _ => {
+            let qos = qos_class(req.object);
+            if let Some(root) = req.object.as_object_mut() {
+                root.insert(
+                    "status".into(),
+                    json!({"phase": "Pending", "qosClass": qos}),
+                );
+            }
+            validate_create(req.object)
+        }
+    }
+}
+
+fn validate_create(obj: &Value) -> Vec<FieldError> {
+    let mut errs = meta::validate_create_name(obj, meta::dns1123_subdomain_errors);
+    let empty = Map::new();
+    let spec = obj.get("spec").and_then(Value::as_object).unwrap_or(&empty);
+    let containers = spec.get("containers").and_then(Value::as_array);
+    match containers {
+        Some(list) if !list.is_empty() => errs.extend(validate_containers(list, "spec.containers")),
+        _ => errs.push(FieldError::required("spec.containers", "")),
+    }
+    if let Some(list) = spec.get("initContainers").and_then(Value::as_array) {
+        errs.extend(validate_containers(list, "spec.initContainers"));
+    }
+    let restart = str_at(spec, "restartPolicy");
+    if !matches!(restart, "Always" | "OnFailure" | "Never") {
+        errs.push(FieldError::not_supported(
+            "spec.restartPolicy",
+            restart,
+            &["Always", "OnFailure", "Never"],
+        ));
+    }
+    errs
+}
+
+fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, c) in list.iter().enumerate() {
+        let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+        let field = format!("{path}[{i}].name");
+        if name.is_empty() {
+            errs.push(FieldError::required(&field, ""));
+        } else {
+            for msg in meta::dns1123_label_errors(name) {
+                errs.push(FieldError::invalid(
+                    &field,
+                    super::fielderr::go_quote(name),
+                    &msg,
+                ));
+            }
+            if seen.contains(&name) {
+                errs.push(FieldError::duplicate(&field, name));
+            }
+            seen.push(name);
+        }
+        let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
+        if image.trim().is_empty() {
+            errs.push(FieldError::required(&format!("{path}[{i}].image"), ""));
+        }
+    }
+    errs
+}
+
+/// `ValidatePodUpdate`'s mutation rule: only images, activeDeadlineSeconds,
+/// added tolerations, removed scheduling gates and a grace period may change.
+fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Map::new();
+    let old_spec = old.get("spec").and_then(Value::as_object).unwrap_or(&empty);
+    let mut new_spec = new
+        .get("spec")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for list in ["containers", "initContainers"] {
+        let old_list = old_spec.get(list).and_then(Value::as_array);
+        if let (Some(Value::Array(items)), Some(old_list)) = (new_spec.get_mut(list), old_list) {
+            for (item, old_item) in items.iter_mut().zip(old_list) {
+                if let (Some(m), Some(img)) = (item.as_object_mut(), old_item.get("image")) {
+                    m.insert("image".into(), img.clone());
+                }
+            }
+        }
+    }
+    for key in [
+        "activeDeadlineSeconds",
+        "terminationGracePeriodSeconds",
+        "schedulingGates",
+    ] {
+        match old_spec.get(key) {
+            Some(v) => new_spec.insert(key.to_string(), v.clone()),
+            None => new_spec.remove(key),
+        };
+    }
+    let old_tolerations = old_spec.get("tolerations").and_then(Value::as_array);
+    let new_tolerations = new_spec.get("tolerations").and_then(Value::as_array);
+    let additions_only = match (old_tolerations, new_tolerations) {
+        (Some(o), Some(n)) => o.iter().all(|t| n.contains(t)),
+        (Some(o), None) => o.is_empty(),
+        _ => true,
+    };
+    if additions_only {
+        match old_spec.get("tolerations") {
+            Some(v) => new_spec.insert("tolerations".into(), v.clone()),
+            None => new_spec.remove("tolerations"),
+        };
+    }
+    if semantic(&Value::Object(new_spec)) != semantic(&Value::Object(old_spec.clone())) {
+        vec![FieldError::forbidden("spec", FORBIDDEN_UPDATE)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `GetPodQOS`: Guaranteed when every container limits cpu and memory with
+/// equal requests, BestEffort when nothing is requested or limited,
+/// Burstable otherwise.
+pub fn qos_class(pod: &Value) -> &'static str {
+    let mut any = false;
+    let mut guaranteed = true;
+    for list in ["initContainers", "containers"] {
+        let Some(items) = pod
+            .pointer(&format!("/spec/{list}"))
+            .and_then(Value::as_array)
+        else {
+            continue;
+        };
+        for c in items {
+            let requests = c.pointer("/resources/requests").and_then(Value::as_object);
+            let limits = c.pointer("/resources/limits").and_then(Value::as_object);
+            for res in ["cpu", "memory"] {
+                let req = requests.and_then(|r| r.get(res)).and_then(milli_of);
+                let lim = limits.and_then(|l| l.get(res)).and_then(milli_of);
+                if req.is_some_and(|q| q != 0) || lim.is_some_and(|q| q != 0) {
+                    any = true;
+                }
+                if lim.is_none() || req != lim {
+                    guaranteed = false;
+                }
+            }
+        }
+    }
+    if !any {
+        "BestEffort"
+    } else if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}

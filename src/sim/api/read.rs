@@ -1,0 +1,215 @@
+//! `get` and `list`.
+
+use axum::response::Response;
+use http::StatusCode;
+use serde_json::{json, Map, Value};
+
+use super::super::resources::ResourceInfo;
+use super::super::selector::{FieldSelector, LabelSelector};
+use super::super::status::ApiError;
+use super::{json_response, sub, Req};
+
+/// An object as served by one resource version endpoint.
+pub fn output(info: &ResourceInfo, mut obj: Value) -> Value {
+    if super::super::convert::is_events_v1(info) {
+        return super::super::convert::core_to_events_v1(&obj);
+    }
+    if let Some(m) = obj.as_object_mut() {
+        m.insert("apiVersion".into(), json!(info.api_version()));
+        m.insert("kind".into(), json!(info.kind));
+    }
+    obj
+}
+
+/// Parsed `labelSelector` and `fieldSelector`.
+pub struct Selectors {
+    /// Label selector.
+    pub labels: LabelSelector,
+    /// Field selector.
+    pub fields: FieldSelector,
+}
+
+impl Selectors {
+    /// From the query parameters (400 on a malformed selector).
+    pub fn from_req(req: &Req<'_>) -> Result<Self, ApiError> {
+        let labels =
+            LabelSelector::parse(req.params.get("labelSelector").map_or("", String::as_str))
+                .map_err(ApiError::bad_request)?;
+        let fields = FieldSelector::parse(
+            req.params.get("fieldSelector").map_or("", String::as_str),
+            &req.info.group,
+            &req.info.plural,
+        )
+        .map_err(ApiError::bad_request)?;
+        Ok(Selectors { labels, fields })
+    }
+
+    /// Whether an object is selected.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.labels.matches(obj) && self.fields.matches(obj)
+    }
+
+    /// No selector given.
+    pub fn is_empty(&self) -> bool {
+        self.labels.0.is_empty() && self.fields.0.is_empty()
+    }
+}
+
+/// `GET .../name[/status|/scale]`.
+pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
+    let info = req.info;
+    let obj = req
+        .state
+        .store
+        .get(&info.gr(), req.ns, req.name)
+        .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, req.name))?;
+    let out = match req.sub {
+        "scale" => sub::scale_of(info, &obj),
+        "" | "status" if req.table().is_some() => {
+            let include = req.table().unwrap_or_default();
+            let rv = obj["metadata"]["resourceVersion"].clone();
+            super::table::table(info, &[obj], json!({"resourceVersion": rv}), &include)
+        }
+        "" | "status" => output(info, obj),
+        _ => return Err(ApiError::method_not_allowed()),
+    };
+    Ok(json_response(StatusCode::OK, &out))
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+fn b64_encode(data: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn b64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut bits: u32 = 0;
+    let mut nbits = 0;
+    let mut out = Vec::new();
+    for c in s.trim_end_matches('=').bytes() {
+        let v = B64.iter().position(|&x| x == c)? as u32;
+        bits = (bits << 6) | v;
+        nbits += 6;
+        if nbits >= 8 {
+            nbits -= 8;
+            out.push((bits >> nbits) as u8);
+            bits &= (1 << nbits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Encodes a continue token: the list's resourceVersion and the key to start after.
+pub fn encode_continue(rv: u64, start: &str) -> String {
+    let j = json!({"v": "meta.k8s.io/v1", "rv": rv, "start": format!("{start}\u{0}")});
+    b64_encode(j.to_string().as_bytes())
+}
+
+/// Decodes a continue token.
+pub fn decode_continue(token: &str) -> Option<(u64, String)> {
+    let bytes = b64_decode(token)?;
+    let j: Value = serde_json::from_slice(&bytes).ok()?;
+    if j["v"] != "meta.k8s.io/v1" {
+        return None;
+    }
+    let rv = j["rv"].as_u64()?;
+    let start = j["start"].as_str()?.trim_end_matches('\u{0}').to_string();
+    Some((rv, start))
+}
+
+fn sort_key(obj: &Value) -> String {
+    let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+    let name = obj["metadata"]["name"].as_str().unwrap_or("");
+    if ns.is_empty() {
+        name.to_string()
+    } else {
+        format!("{ns}/{name}")
+    }
+}
+
+/// `GET` a collection.
+pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
+    let info = req.info;
+    let sel = Selectors::from_req(req)?;
+    let ns = (!req.all_namespaces).then_some(req.ns);
+    let (items, rv) = req.state.store.list(&info.gr(), ns);
+    let mut items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
+    items.sort_by_key(sort_key);
+    let rv_param = req
+        .params
+        .get("resourceVersion")
+        .map(String::as_str)
+        .unwrap_or("");
+    let limit: usize = match req.params.get("limit") {
+        Some(l) => l
+            .parse::<i64>()
+            .map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?
+            .max(0) as usize,
+        None => 0,
+    };
+    let mut list_rv = rv;
+    if let Some(token) = req.params.get("continue").filter(|t| !t.is_empty()) {
+        let (token_rv, start) = decode_continue(token).ok_or_else(|| {
+            ApiError::bad_request("continue key is not valid: illegal base64 data at input byte 0")
+        })?;
+        list_rv = token_rv;
+        items.retain(|o| sort_key(o) > start);
+    }
+    let mut meta = Map::new();
+    if limit > 0 && rv_param != "0" && items.len() > limit {
+        let remaining = items.len() - limit;
+        items.truncate(limit);
+        let last = items.last().map(sort_key).unwrap_or_default();
+        meta.insert("continue".into(), json!(encode_continue(list_rv, &last)));
+        if sel.is_empty() {
+            meta.insert("remainingItemCount".into(), json!(remaining));
+        }
+    }
+    meta.insert("resourceVersion".into(), json!(list_rv.to_string()));
+    if let Some(include) = req.table() {
+        let t = super::table::table(info, &items, Value::Object(meta), &include);
+        return Ok(json_response(StatusCode::OK, &t));
+    }
+    let items: Vec<Value> = items
+        .into_iter()
+        .map(|o| {
+            let mut o = output(info, o);
+            if info.builtin {
+                if let Some(m) = o.as_object_mut() {
+                    m.remove("apiVersion");
+                    m.remove("kind");
+                }
+            }
+            o
+        })
+        .collect();
+    let body = json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": items});
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_token_round_trips() {
+        for start in ["", "a", "ns/web-0", "xyz/abc-12345"] {
+            let t = encode_continue(42, start);
+            assert_eq!(decode_continue(&t), Some((42, start.to_string())));
+        }
+        assert_eq!(decode_continue("!!!"), None);
+        assert_eq!(decode_continue(&b64_encode(b"{\"v\":\"x\"}")), None);
+    }
+}

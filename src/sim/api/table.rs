@@ -1,0 +1,423 @@
+//! Server-side printing (`meta.k8s.io/v1` Table) for `kubectl get`, with the
+//! columns upstream prints for the built-in types kepspec uses.
+
+use http::HeaderMap;
+use serde_json::{json, Value};
+
+use super::super::resources::ResourceInfo;
+
+/// Whether the client asked for a Table (`Accept: application/json;as=Table;...`).
+pub fn wants_table(headers: &HeaderMap) -> bool {
+    headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("as=Table"))
+}
+
+/// kubectl's `duration.HumanDuration`.
+pub fn human_duration(secs: i64) -> String {
+    if secs < -1 {
+        return "<invalid>".to_string();
+    }
+    let s = secs.max(0);
+    let (m, h, d) = (s / 60, s / 3600, s / 86400);
+    let y = d / 365;
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        if s % 60 == 0 {
+            format!("{m}m")
+        } else {
+            format!("{m}m{}s", s % 60)
+        }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        if m % 60 == 0 {
+            format!("{h}h")
+        } else {
+            format!("{h}h{}m", m % 60)
+        }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if h < 192 {
+        if h % 24 == 0 {
+            format!("{d}d")
+        } else {
+            format!("{d}d{}h", h % 24)
+        }
+    } else if y < 2 {
+        format!("{d}d")
+    } else if y < 8 {
+        format!("{y}y{}d", d % 365)
+    } else {
+        format!("{y}y")
+    }
+}
+
+fn age(ts: &Value, now: jiff::Timestamp) -> String {
+    match ts.as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()) {
+        Some(t) => human_duration(now.as_second() - t.as_second()),
+        None => "<unknown>".to_string(),
+    }
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(x) => x.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn or_none(x: String) -> String {
+    if x.is_empty() {
+        "<none>".to_string()
+    } else {
+        x
+    }
+}
+
+fn pod_status(p: &Value) -> String {
+    let st = &p["status"];
+    let mut reason = st["reason"]
+        .as_str()
+        .or_else(|| st["phase"].as_str())
+        .unwrap_or("")
+        .to_string();
+    let statuses = st["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for c in statuses.iter().rev() {
+        if let Some(r) = c["state"]["waiting"]["reason"]
+            .as_str()
+            .filter(|r| !r.is_empty())
+        {
+            reason = r.to_string();
+        } else if let Some(t) = c["state"].get("terminated") {
+            reason = match t["reason"].as_str().filter(|r| !r.is_empty()) {
+                Some(r) => r.to_string(),
+                None if t["signal"].as_i64().unwrap_or(0) != 0 => format!("Signal:{}", t["signal"]),
+                None => format!("ExitCode:{}", t["exitCode"].as_i64().unwrap_or(0)),
+            };
+        }
+    }
+    if p["metadata"].get("deletionTimestamp").is_some() {
+        reason = if st["reason"] == "NodeLost" {
+            "Unknown".into()
+        } else {
+            "Terminating".into()
+        };
+    }
+    reason
+}
+
+fn pod_cells(p: &Value, now: jiff::Timestamp) -> Vec<Value> {
+    let total = p["spec"]["containers"].as_array().map_or(0, Vec::len);
+    let statuses = p["status"]["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ready = statuses.iter().filter(|c| c["ready"] == true).count();
+    let restarts: i64 = statuses
+        .iter()
+        .map(|c| c["restartCount"].as_i64().unwrap_or(0))
+        .sum();
+    let last = statuses
+        .iter()
+        .filter_map(|c| c["lastState"]["terminated"]["finishedAt"].as_str())
+        .filter_map(|t| t.parse::<jiff::Timestamp>().ok())
+        .max();
+    let restarts = match last {
+        Some(t) if restarts > 0 => format!(
+            "{restarts} ({} ago)",
+            human_duration(now.as_second() - t.as_second())
+        ),
+        _ => restarts.to_string(),
+    };
+    vec![
+        json!(p["metadata"]["name"]),
+        json!(format!("{ready}/{total}")),
+        json!(pod_status(p)),
+        json!(restarts),
+        json!(age(&p["metadata"]["creationTimestamp"], now)),
+        json!(or_none(s(&p["status"]["podIP"]))),
+        json!(or_none(s(&p["spec"]["nodeName"]))),
+        json!("<none>"),
+        json!("<none>"),
+    ]
+}
+
+fn service_ports(svc: &Value) -> String {
+    let ports: Vec<String> = svc["spec"]["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                s(&p["port"]),
+                p["protocol"].as_str().unwrap_or("TCP")
+            )
+        })
+        .collect();
+    if ports.is_empty() {
+        "<none>".into()
+    } else {
+        ports.join(",")
+    }
+}
+
+/// `(column name, type)` pairs and the row cells for one object.
+fn layout(
+    info: &ResourceInfo,
+    o: &Value,
+    now: jiff::Timestamp,
+) -> (Vec<(&'static str, &'static str, i32)>, Vec<Value>) {
+    let name = json!(o["metadata"]["name"]);
+    let created = json!(age(&o["metadata"]["creationTimestamp"], now));
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("apps", "statefulsets") => (
+            vec![
+                ("Name", "string", 0),
+                ("Ready", "string", 0),
+                ("Age", "string", 0),
+            ],
+            vec![
+                name,
+                json!(format!(
+                    "{}/{}",
+                    o["status"]["readyReplicas"].as_i64().unwrap_or(0),
+                    o["spec"]["replicas"].as_i64().unwrap_or(1)
+                )),
+                created,
+            ],
+        ),
+        ("", "pods") => (
+            vec![
+                ("Name", "string", 0),
+                ("Ready", "string", 0),
+                ("Status", "string", 0),
+                ("Restarts", "string", 0),
+                ("Age", "string", 0),
+                ("IP", "string", 1),
+                ("Node", "string", 1),
+                ("Nominated Node", "string", 1),
+                ("Readiness Gates", "string", 1),
+            ],
+            pod_cells(o, now),
+        ),
+        ("", "namespaces") => (
+            vec![
+                ("Name", "string", 0),
+                ("Status", "string", 0),
+                ("Age", "string", 0),
+            ],
+            vec![name, json!(s(&o["status"]["phase"])), created],
+        ),
+        ("", "persistentvolumeclaims") => {
+            let modes: Vec<String> = o["spec"]["accessModes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| match m.as_str() {
+                    Some("ReadWriteOnce") => "RWO".to_string(),
+                    Some("ReadOnlyMany") => "ROX".to_string(),
+                    Some("ReadWriteMany") => "RWX".to_string(),
+                    Some("ReadWriteOncePod") => "RWOP".to_string(),
+                    _ => s(m),
+                })
+                .collect();
+            (
+                vec![
+                    ("Name", "string", 0),
+                    ("Status", "string", 0),
+                    ("Volume", "string", 0),
+                    ("Capacity", "string", 0),
+                    ("Access Modes", "string", 0),
+                    ("StorageClass", "string", 0),
+                    ("VolumeAttributesClass", "string", 0),
+                    ("Age", "string", 0),
+                ],
+                vec![
+                    name,
+                    json!(s(&o["status"]["phase"])),
+                    json!(s(&o["spec"]["volumeName"])),
+                    json!(s(&o["status"]["capacity"]["storage"])),
+                    json!(modes.join(",")),
+                    json!(s(&o["spec"]["storageClassName"])),
+                    json!("<unset>"),
+                    created,
+                ],
+            )
+        }
+        ("", "services") => (
+            vec![
+                ("Name", "string", 0),
+                ("Type", "string", 0),
+                ("Cluster-IP", "string", 0),
+                ("External-IP", "string", 0),
+                ("Port(s)", "string", 0),
+                ("Age", "string", 0),
+            ],
+            vec![
+                name,
+                json!(s(&o["spec"]["type"])),
+                json!(s(&o["spec"]["clusterIP"])),
+                json!("<none>"),
+                json!(service_ports(o)),
+                created,
+            ],
+        ),
+        ("", "nodes") => {
+            let ready = o["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True");
+            (
+                vec![
+                    ("Name", "string", 0),
+                    ("Status", "string", 0),
+                    ("Roles", "string", 0),
+                    ("Age", "string", 0),
+                    ("Version", "string", 0),
+                ],
+                vec![
+                    name,
+                    json!(if ready { "Ready" } else { "NotReady" }),
+                    json!("<none>"),
+                    created,
+                    json!(s(&o["status"]["nodeInfo"]["kubeletVersion"])),
+                ],
+            )
+        }
+        ("apps", "controllerrevisions") => {
+            let ctl = o["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["controller"] == true)
+                .map(|r| {
+                    format!(
+                        "{}.{}/{}",
+                        s(&r["kind"]).to_lowercase(),
+                        s(&r["apiVersion"]).split('/').next().unwrap_or(""),
+                        s(&r["name"])
+                    )
+                })
+                .unwrap_or_else(|| "<none>".into());
+            (
+                vec![
+                    ("Name", "string", 0),
+                    ("Controller", "string", 0),
+                    ("Revision", "integer", 0),
+                    ("Age", "string", 0),
+                ],
+                vec![name, json!(ctl), json!(o["revision"]), created],
+            )
+        }
+        ("", "events") => {
+            let obj = format!(
+                "{}/{}",
+                s(&o["involvedObject"]["kind"]).to_lowercase(),
+                s(&o["involvedObject"]["name"])
+            );
+            let seen = if o["lastTimestamp"].is_string() {
+                &o["lastTimestamp"]
+            } else {
+                &o["metadata"]["creationTimestamp"]
+            };
+            (
+                vec![
+                    ("Last Seen", "string", 0),
+                    ("Type", "string", 0),
+                    ("Reason", "string", 0),
+                    ("Object", "string", 0),
+                    ("Message", "string", 0),
+                ],
+                vec![
+                    json!(age(seen, now)),
+                    json!(s(&o["type"])),
+                    json!(s(&o["reason"])),
+                    json!(obj),
+                    json!(s(&o["message"])),
+                ],
+            )
+        }
+        _ => (
+            vec![("Name", "string", 0), ("Age", "string", 0)],
+            vec![name, created],
+        ),
+    }
+}
+
+fn row_object(info: &ResourceInfo, o: &Value, include: &str) -> Value {
+    match include {
+        "None" => Value::Null,
+        "Object" => {
+            let mut full = o.clone();
+            if let Some(m) = full.as_object_mut() {
+                m.insert("apiVersion".into(), json!(info.api_version()));
+                m.insert("kind".into(), json!(info.kind));
+            }
+            full
+        }
+        _ => {
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
+        }
+    }
+}
+
+/// A Table of `objects`; `list_meta` becomes the table's metadata.
+pub fn table(info: &ResourceInfo, objects: &[Value], list_meta: Value, include: &str) -> Value {
+    let now = jiff::Timestamp::now();
+    let empty = json!({"metadata": {}});
+    let (cols, _) = layout(info, objects.first().unwrap_or(&empty), now);
+    let defs: Vec<Value> = cols
+        .iter()
+        .map(|(n, t, prio)| {
+            let format = if *n == "Name" { "name" } else { "" };
+            json!({"name": n, "type": t, "format": format, "description": "", "priority": prio})
+        })
+        .collect();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| json!({"cells": layout(info, o, now).1, "object": row_object(info, o, include)}))
+        .collect();
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "columnDefinitions": defs, "rows": rows})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::resources::builtins;
+    use super::*;
+
+    #[test]
+    fn durations_like_kubectl() {
+        assert_eq!(human_duration(5), "5s");
+        assert_eq!(human_duration(130), "2m10s");
+        assert_eq!(human_duration(600), "10m");
+        assert_eq!(human_duration(4 * 3600 + 60), "4h1m");
+        assert_eq!(human_duration(3 * 86400), "3d");
+    }
+
+    #[test]
+    fn pod_rows_show_waiting_reasons_and_terminating() {
+        let info = builtins().into_iter().find(|r| r.plural == "pods").unwrap();
+        let p = json!({"metadata": {"name": "web-0", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"containers": [{"name": "c"}]},
+            "status": {"phase": "Pending", "containerStatuses": [{"ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ImagePullBackOff"}}}]}});
+        let t = table(&info, &[p.clone()], json!({}), "Metadata");
+        assert_eq!(t["rows"][0]["cells"][1], "0/1");
+        assert_eq!(t["rows"][0]["cells"][2], "ImagePullBackOff");
+        assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+        let mut d = p;
+        d["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+        assert_eq!(
+            table(&info, &[d], json!({}), "None")["rows"][0]["cells"][2],
+            "Terminating"
+        );
+    }
+}

@@ -1,0 +1,255 @@
+//! `watch`: newline-delimited JSON events over a chunked response.
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::response::{IntoResponse, Response};
+use http::{header, StatusCode};
+use rand::Rng;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::super::resources::ResourceInfo;
+use super::super::selector::FieldRequirement;
+use super::super::status::ApiError;
+use super::super::store::{Event, EventType, Gr, Store};
+use super::read::{output, Selectors};
+use super::{ApiState, Req};
+
+/// Where a watch starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// Synthetic ADDED events for the current state first (`resourceVersion` "" or "0",
+    /// or `sendInitialEvents=true`).
+    Initial,
+    /// Only changes after this resourceVersion.
+    After(u64),
+}
+
+/// The translated form of a stored event for one watcher, if it sees it.
+pub fn translate(ev: &Event, sel: &Selectors) -> Option<(EventType, Value)> {
+    let now = sel.matches(&ev.object);
+    match ev.kind {
+        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, ev.object.clone())),
+        EventType::Modified => {
+            let before = ev.prev.as_ref().is_some_and(|p| sel.matches(p));
+            match (before, now) {
+                (true, true) => Some((EventType::Modified, ev.object.clone())),
+                (false, true) => Some((EventType::Added, ev.object.clone())),
+                (true, false) => Some((EventType::Deleted, ev.object.clone())),
+                (false, false) => None,
+            }
+        }
+    }
+}
+
+fn line(kind: &str, object: &Value) -> Bytes {
+    let mut s = json!({"type": kind, "object": object}).to_string();
+    s.push('\n');
+    Bytes::from(s)
+}
+
+fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
+    let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
+    if initial_end {
+        meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    line(
+        "BOOKMARK",
+        &json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta}),
+    )
+}
+
+/// `GET ...?watch=true`.
+pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
+    let mut sel = Selectors::from_req(req)?;
+    if !req.name.is_empty() {
+        sel.fields.0.push(FieldRequirement {
+            field: "metadata.name".into(),
+            value: req.name.to_string(),
+            negated: false,
+        });
+    }
+    let p = req.params;
+    let rv_param = p.get("resourceVersion").map(String::as_str).unwrap_or("");
+    let send_initial = p.get("sendInitialEvents").map(String::as_str) == Some("true");
+    let start = if send_initial || rv_param.is_empty() || rv_param == "0" {
+        Start::Initial
+    } else {
+        Start::After(rv_param.parse().map_err(|_| {
+            ApiError::bad_request(format!("invalid resource version: {rv_param:?}"))
+        })?)
+    };
+    let bookmarks = matches!(
+        p.get("allowWatchBookmarks").map(String::as_str),
+        Some("true" | "1")
+    );
+    let timeout = match p.get("timeoutSeconds") {
+        Some(t) => Duration::from_secs(
+            t.parse::<u64>()
+                .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))?,
+        ),
+        None => Duration::from_secs(rand::rng().random_range(1800..3600)),
+    };
+    let ns = (!req.all_namespaces).then(|| req.ns.to_string());
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let job = WatchJob {
+        state: req.state.clone(),
+        info: req.info.clone(),
+        ns,
+        sel,
+        start,
+        bookmarks,
+        initial_end_bookmark: send_initial && bookmarks,
+        timeout,
+        table: req.table(),
+    };
+    tokio::spawn(job.run(tx));
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
+    });
+    let body = Body::from_stream(stream);
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response())
+}
+
+struct WatchJob {
+    state: ApiState,
+    info: ResourceInfo,
+    ns: Option<String>,
+    sel: Selectors,
+    start: Start,
+    bookmarks: bool,
+    initial_end_bookmark: bool,
+    timeout: Duration,
+    table: Option<String>,
+}
+
+type Tx = mpsc::Sender<Bytes>;
+
+impl WatchJob {
+    fn gr(&self) -> Gr {
+        self.info.gr()
+    }
+
+    fn event(&self, kind: &str, obj: Value) -> Bytes {
+        match &self.table {
+            Some(include) => {
+                let rv = obj["metadata"]["resourceVersion"].clone();
+                let t = super::table::table(
+                    &self.info,
+                    &[obj],
+                    json!({"resourceVersion": rv}),
+                    include,
+                );
+                line(kind, &t)
+            }
+            None => line(kind, &output(&self.info, obj)),
+        }
+    }
+
+    async fn initial(&self, store: &Store, tx: &mut Tx) -> Result<u64, ()> {
+        let (items, rv) = store.list(&self.gr(), self.ns.as_deref());
+        for o in items.into_iter().filter(|o| self.sel.matches(o)) {
+            tx.send(self.event("ADDED", o)).await.map_err(|_| ())?;
+        }
+        if self.initial_end_bookmark {
+            tx.send(bookmark(&self.info, rv, true))
+                .await
+                .map_err(|_| ())?;
+        }
+        Ok(rv)
+    }
+
+    async fn run(self, mut tx: Tx) {
+        let store = self.state.store.clone();
+        let mut changed = store.subscribe();
+        let deadline = tokio::time::sleep(self.timeout);
+        tokio::pin!(deadline);
+        let period = self.state.bookmark_interval.max(Duration::from_millis(10));
+        let mut tick = tokio::time::interval(period);
+        tick.reset();
+        let mut last = match self.start {
+            Start::Initial => match self.initial(&store, &mut tx).await {
+                Ok(rv) => rv,
+                Err(()) => return,
+            },
+            Start::After(rv) => rv,
+        };
+        loop {
+            match store.events_after(&self.gr(), self.ns.as_deref(), last) {
+                Err(exp) => {
+                    let e = ApiError::gone(format!(
+                        "too old resource version: {} ({})",
+                        exp.requested, exp.oldest
+                    ));
+                    let _ = tx.send(line("ERROR", &e.to_status())).await;
+                    return;
+                }
+                Ok((events, rv)) => {
+                    for ev in &events {
+                        if let Some((kind, obj)) = translate(ev, &self.sel) {
+                            let l = self.event(kind.as_str(), obj);
+                            if tx.send(l).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    last = rv;
+                }
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return; },
+                _ = &mut deadline => return,
+                _ = self.state.shutdown.cancelled() => return,
+                _ = tick.tick() => {
+                    if self.bookmarks && tx.send(bookmark(&self.info, last, false)).await.is_err() {
+                        return;
+                    }
+                }
+                _ = tx.closed() => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::selector::{FieldSelector, LabelSelector};
+    use super::super::super::store::ObjKey;
+    use super::*;
+
+    fn ev(kind: EventType, prev: Option<Value>, obj: Value) -> Event {
+        Event {
+            rv: 5,
+            kind,
+            key: ObjKey::new(&Gr::new("", "pods"), "d", "p"),
+            object: obj,
+            prev,
+        }
+    }
+
+    #[test]
+    fn selector_transitions_become_added_and_deleted() {
+        let sel = Selectors {
+            labels: LabelSelector::parse("app=web").unwrap(),
+            fields: FieldSelector::default(),
+        };
+        let web = json!({"metadata": {"labels": {"app": "web"}}});
+        let other = json!({"metadata": {"labels": {"app": "db"}}});
+        let t = |p: &Value, n: &Value| {
+            translate(&ev(EventType::Modified, Some(p.clone()), n.clone()), &sel).map(|x| x.0)
+        };
+        assert_eq!(t(&web, &web), Some(EventType::Modified));
+        assert_eq!(t(&other, &web), Some(EventType::Added));
+        assert_eq!(t(&web, &other), Some(EventType::Deleted));
+        assert_eq!(t(&other, &other), None);
+        assert!(translate(&ev(EventType::Added, None, other), &sel).is_none());
+    }
+}

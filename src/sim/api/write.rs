@@ -1,0 +1,288 @@
+//! `create`, `update`, `patch`, `delete`, `deletecollection`.
+
+use axum::body::Bytes;
+use axum::response::Response;
+use http::StatusCode;
+use serde_json::{json, Value};
+
+use super::super::delete::{delete_in, DeleteOpts, DeleteOutcome, Propagation};
+use super::super::objects::{create_in, update_in, Target};
+use super::super::patch::{self, PatchType};
+use super::super::status::{success_status, ApiError};
+use super::read::{output, Selectors};
+use super::{decode_object, json_response, sub, Req};
+
+fn target(sub: &str) -> Target {
+    if sub == "status" {
+        Target::Status
+    } else {
+        Target::Main
+    }
+}
+
+/// `POST` a collection (or `pods/<name>/binding`).
+pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+    let obj = decode_object(&req.content_type(), &body)?;
+    if req.sub == "binding" {
+        return sub::bind(req, &obj);
+    }
+    if !req.sub.is_empty() {
+        return Err(ApiError::method_not_allowed());
+    }
+    let gates = req.state.gates();
+    let dry = req.dry_run();
+    let created = req
+        .state
+        .store
+        .transact(|t| create_in(t, req.info, req.ns, obj, Some(&gates), dry))?;
+    Ok(json_response(
+        StatusCode::CREATED,
+        &output(req.info, created),
+    ))
+}
+
+/// `PUT` an object or its status/scale/finalize subresource.
+pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+    let obj = decode_object(&req.content_type(), &body)?;
+    match req.sub {
+        "scale" => return sub::update_scale(req, &obj),
+        "finalize" => return sub::finalize(req, &obj),
+        "binding" => return Err(ApiError::method_not_allowed()),
+        _ => {}
+    }
+    let gates = req.state.gates();
+    let dry = req.dry_run();
+    let out = req.state.store.transact(|t| {
+        update_in(
+            t,
+            req.info,
+            req.ns,
+            req.name,
+            obj,
+            target(req.sub),
+            Some(&gates),
+            dry,
+        )
+    })?;
+    Ok(json_response(StatusCode::OK, &output(req.info, out)))
+}
+
+fn parse_patch(pt: PatchType, body: &[u8]) -> Result<Value, ApiError> {
+    let v: Value = match pt {
+        PatchType::Apply => serde_yaml_ng::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        _ => serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?,
+    };
+    Ok(v)
+}
+
+/// Applies a patch of type `pt` to `current` (the object as stored).
+pub fn apply_patch(
+    pt: PatchType,
+    builtin: bool,
+    current: &Value,
+    patch_doc: &Value,
+) -> Result<Value, ApiError> {
+    match pt {
+        PatchType::Json => patch::apply_json_patch(current, patch_doc).map_err(|e| match e {
+            patch::PatchError::Decode(m) => ApiError::bad_request(m),
+            patch::PatchError::Apply(m) => ApiError::patch_not_applicable(m),
+        }),
+        PatchType::Merge => {
+            if !patch_doc.is_object() {
+                return Err(ApiError::bad_request("json: cannot unmarshal into Go value of type map[string]interface {}"));
+            }
+            Ok(patch::apply_merge_patch(current, patch_doc))
+        }
+        PatchType::Strategic | PatchType::Apply if builtin => {
+            patch::apply_strategic_merge_patch(current, patch_doc).map_err(ApiError::bad_request)
+        }
+        PatchType::Apply => {
+            if !patch_doc.is_object() {
+                return Err(ApiError::bad_request("apply patch must be an object"));
+            }
+            Ok(patch::apply_merge_patch(current, patch_doc))
+        }
+        PatchType::Strategic => Err(ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+        )),
+    }
+}
+
+/// `PATCH` an object or a subresource.
+pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+    let ct = req.content_type();
+    let pt = PatchType::from_content_type(&ct).ok_or_else(|| {
+        ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {ct:?})"),
+        )
+    })?;
+    if pt == PatchType::Strategic && !req.info.builtin {
+        return Err(apply_patch(pt, false, &json!({}), &json!({})).unwrap_err());
+    }
+    let doc = parse_patch(pt, &body)?;
+    if pt == PatchType::Apply && req.params.get("fieldManager").is_none_or(|m| m.is_empty()) {
+        return Err(ApiError::bad_request(
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+        ));
+    }
+    match req.sub {
+        "scale" => return sub::patch_scale(req, pt, &doc),
+        "binding" | "finalize" => return Err(ApiError::method_not_allowed()),
+        _ => {}
+    }
+    let gates = req.state.gates();
+    let dry = req.dry_run();
+    let info = req.info;
+    let (code, out) = req.state.store.transact(|t| {
+        let key = super::super::store::ObjKey::new(
+            &info.gr(),
+            if info.namespaced { req.ns } else { "" },
+            req.name,
+        );
+        let Some(current) = t.get(&key).cloned() else {
+            if pt == PatchType::Apply && req.sub.is_empty() {
+                let mut obj = doc.clone();
+                if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.entry("name").or_insert_with(|| json!(req.name));
+                }
+                return create_in(t, info, req.ns, obj, Some(&gates), dry)
+                    .map(|o| (StatusCode::CREATED, o));
+            }
+            return Err(ApiError::not_found(&info.group, &info.plural, req.name));
+        };
+        let view = output(info, current.clone());
+        let mut patched = apply_patch(pt, info.builtin, &view, &doc)?;
+        if pt == PatchType::Apply {
+            if let Some(m) = patched.get_mut("metadata").and_then(Value::as_object_mut) {
+                let rv = doc["metadata"].get("resourceVersion").cloned();
+                match rv {
+                    Some(rv) => m.insert("resourceVersion".into(), rv),
+                    None => m.insert(
+                        "resourceVersion".into(),
+                        current["metadata"]["resourceVersion"].clone(),
+                    ),
+                };
+            }
+        }
+        update_in(
+            t,
+            info,
+            req.ns,
+            req.name,
+            patched,
+            target(req.sub),
+            Some(&gates),
+            dry,
+        )
+        .map(|o| (StatusCode::OK, o))
+    })?;
+    Ok(json_response(code, &output(info, out)))
+}
+
+fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
+    let mut o = DeleteOpts {
+        dry_run: req.dry_run(),
+        ..Default::default()
+    };
+    if let Some(g) = req.params.get("gracePeriodSeconds") {
+        o.grace_period_seconds = Some(
+            g.parse()
+                .map_err(|_| ApiError::bad_request(format!("invalid gracePeriodSeconds {g:?}")))?,
+        );
+    }
+    if let Some(p) = req.params.get("propagationPolicy") {
+        o.propagation =
+            Some(Propagation::parse(p).ok_or_else(|| super::super::delete::bad_policy(p))?);
+    }
+    if let Some(v) = req.params.get("orphanDependents") {
+        if o.propagation.is_none() {
+            o.propagation = Some(if v == "true" {
+                Propagation::Orphan
+            } else {
+                Propagation::Background
+            });
+        }
+    }
+    if !body.iter().all(u8::is_ascii_whitespace) {
+        let v: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
+        })?;
+        o.merge_body(&v)?;
+    }
+    Ok(o)
+}
+
+/// `DELETE` one object.
+pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+    if !req.sub.is_empty() {
+        return Err(ApiError::method_not_allowed());
+    }
+    let opts = delete_opts(req, &body)?;
+    let info = req.info;
+    let outcome = req
+        .state
+        .store
+        .transact(|t| delete_in(t, info, req.ns, req.name, &opts))?;
+    Ok(match outcome {
+        DeleteOutcome::Pending(o) => {
+            let code = if opts.propagation == Some(Propagation::Foreground) {
+                StatusCode::ACCEPTED
+            } else {
+                StatusCode::OK
+            };
+            json_response(code, &output(info, o))
+        }
+        DeleteOutcome::Deleted(o)
+            if info.group.is_empty()
+                && matches!(info.plural.as_str(), "pods" | "serviceaccounts") =>
+        {
+            json_response(StatusCode::OK, &output(info, o))
+        }
+        DeleteOutcome::Deleted(o) => {
+            let uid = o["metadata"]["uid"].as_str().unwrap_or_default();
+            json_response(
+                StatusCode::OK,
+                &success_status(&info.group, &info.plural, req.name, uid),
+            )
+        }
+    })
+}
+
+/// `DELETE` a collection (selectors apply).
+pub async fn delete_collection(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+    let opts = delete_opts(req, &body)?;
+    let sel = Selectors::from_req(req)?;
+    let info = req.info;
+    let ns = (!req.all_namespaces).then_some(req.ns);
+    let (items, rv) = req.state.store.list(&info.gr(), ns);
+    let mut out = Vec::new();
+    for o in items.into_iter().filter(|o| sel.matches(o)) {
+        let name = o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let ons = o["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        match req
+            .state
+            .store
+            .transact(|t| delete_in(t, info, &ons, &name, &opts))
+        {
+            Ok(DeleteOutcome::Deleted(o)) | Ok(DeleteOutcome::Pending(o)) => {
+                out.push(output(info, o))
+            }
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let body = json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": {"resourceVersion": rv.to_string()}, "items": out});
+    Ok(json_response(StatusCode::OK, &body))
+}

@@ -1,0 +1,252 @@
+//! Discovery documents (`/api`, `/apis`, APIResourceLists, `/version`) and the
+//! OpenAPI v3 index kubectl consults before applying.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::resources::ResourceInfo;
+
+/// The Kubernetes version the server reports.
+pub const GIT_VERSION: &str = "v1.37.0";
+
+/// `/version`.
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "37",
+        "emulationMajor": "1",
+        "emulationMinor": "37",
+        "minCompatibilityMajor": "1",
+        "minCompatibilityMinor": "36",
+        "gitVersion": GIT_VERSION,
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "go1.25.0",
+        "compiler": "gc",
+        "platform": "linux/amd64"
+    })
+}
+
+/// `/api`.
+pub fn core_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]
+    })
+}
+
+fn group_versions(all: &[ResourceInfo]) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in all.iter().filter(|r| !r.group.is_empty()) {
+        let vs = out.entry(r.group.clone()).or_default();
+        if !vs.contains(&r.version) {
+            vs.push(r.version.clone());
+        }
+    }
+    out
+}
+
+fn group_entry(group: &str, versions: &[String]) -> Value {
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
+    let preferred = vs.first().cloned().unwrap_or(json!({}));
+    json!({"name": group, "versions": vs, "preferredVersion": preferred})
+}
+
+/// `/apis`.
+pub fn group_list(all: &[ResourceInfo]) -> Value {
+    let groups: Vec<Value> = group_versions(all)
+        .iter()
+        .map(|(g, vs)| group_entry(g, vs))
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/<group>`, if the group is served.
+pub fn group(all: &[ResourceInfo], group: &str) -> Option<Value> {
+    let gvs = group_versions(all);
+    let vs = gvs.get(group)?;
+    let mut g = group_entry(group, vs);
+    if let Some(m) = g.as_object_mut() {
+        m.insert("kind".into(), json!("APIGroup"));
+        m.insert("apiVersion".into(), json!("v1"));
+    }
+    Some(g)
+}
+
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// `/api/v1` or `/apis/<group>/<version>`, if served.
+pub fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
+    let mut resources = Vec::new();
+    for r in all
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+    {
+        let mut e = json!({
+            "name": r.plural, "singularName": r.singular, "namespaced": r.namespaced,
+            "kind": r.kind, "verbs": VERBS,
+        });
+        if let Some(m) = e.as_object_mut() {
+            if !r.short_names.is_empty() {
+                m.insert("shortNames".into(), json!(r.short_names));
+            }
+            if !r.categories.is_empty() {
+                m.insert("categories".into(), json!(r.categories));
+            }
+        }
+        resources.push(e);
+        if r.binding {
+            resources.push(json!({"name": format!("{}/binding", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Binding", "verbs": ["create"]}));
+        }
+        if r.plural == "namespaces" && r.group.is_empty() {
+            resources.push(json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}));
+        }
+        if r.scale.is_some() {
+            resources.push(json!({"name": format!("{}/scale", r.plural), "singularName": "", "namespaced": r.namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
+        }
+        if r.status {
+            resources.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
+}
+
+fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
+/// `/openapi/v3`: the index of per-group-version documents.
+pub fn openapi_v3_index(all: &[ResourceInfo]) -> Value {
+    let mut paths = serde_json::Map::new();
+    for r in all {
+        let p = gv_path(&r.group, &r.version);
+        let url = format!(
+            "/openapi/v3/{p}?hash={}",
+            hash_hint(all, &r.group, &r.version)
+        );
+        paths.insert(p, json!({"serverRelativeURL": url}));
+    }
+    json!({"paths": paths})
+}
+
+fn hash_hint(all: &[ResourceInfo], group: &str, version: &str) -> String {
+    let mut h: u64 = 1469598103934665603;
+    for r in all
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+    {
+        for b in r.plural.bytes().chain(r.kind.bytes()) {
+            h = (h ^ u64::from(b)).wrapping_mul(1099511628211);
+        }
+    }
+    format!("{h:016X}")
+}
+
+/// `/openapi/v3/<gv path>`: operations with their group-version-kind and the
+/// `fieldValidation` parameter, so clients know server-side validation exists.
+pub fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
+    let mut paths = serde_json::Map::new();
+    let fv = json!({"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}});
+    let dry =
+        json!({"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqueItems": true}});
+    let fm = json!({"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": true}});
+    let mut any = false;
+    for r in all
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+    {
+        any = true;
+        let gvk = json!({"group": r.group, "version": r.version, "kind": r.kind});
+        let base = if r.namespaced {
+            format!(
+                "/{}/namespaces/{{namespace}}/{}",
+                gv_path(group, version),
+                r.plural
+            )
+        } else {
+            format!("/{}/{}", gv_path(group, version), r.plural)
+        };
+        let op = |action: &str| json!({"x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk, "parameters": [fv, dry, fm], "responses": {"200": {"description": "OK"}}});
+        paths.insert(base.clone(), json!({"post": op("post"), "get": op("list")}));
+        paths.insert(
+            format!("{base}/{{name}}"),
+            json!({"get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete")}),
+        );
+    }
+    if !any {
+        return None;
+    }
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": GIT_VERSION},
+        "paths": paths,
+        "components": {"schemas": {}}
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::resources::builtins;
+    use super::*;
+
+    #[test]
+    fn apps_v1_lists_statefulset_subresources() {
+        let all = builtins();
+        let l = resource_list(&all, "apps", "v1").unwrap();
+        let names: Vec<&str> = l["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        assert!(names.contains(&"statefulsets/scale"));
+        assert!(names.contains(&"statefulsets/status"));
+        assert!(resource_list(&all, "apps", "v9").is_none());
+        assert!(group(&all, "apps").is_some());
+        assert!(group_list(&all)["groups"].as_array().unwrap().len() >= 4);
+    }
+
+    #[test]
+    fn openapi_index_points_at_group_documents() {
+        let all = builtins();
+        let idx = openapi_v3_index(&all);
+        assert!(idx["paths"]["apis/apps/v1"]["serverRelativeURL"]
+            .as_str()
+            .unwrap()
+            .starts_with("/openapi/v3/apis/apps/v1?hash="));
+        let d = openapi_v3_doc(&all, "apps", "v1").unwrap();
+        assert!(
+            d["paths"]["/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}"]["patch"]
+                .is_object()
+        );
+    }
+}

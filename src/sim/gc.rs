@@ -1,0 +1,366 @@
+//! The garbage collector and namespace lifecycle controller, running in
+//! process against the store: ownerReference cascading (background,
+//! foreground, orphan) and emptying namespaces that are being deleted.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::delete::{delete_in, DeleteOpts, Propagation};
+use super::meta::{finalizers, meta_str, owner_uids, set_finalizers};
+use super::objects::{update_in, Target};
+use super::resources::{self, ResourceInfo};
+use super::store::{Gr, ObjKey, Store};
+
+/// One thing the collector decided to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GcAction {
+    /// Delete an object with a propagation policy.
+    Delete(ObjKey, Propagation),
+    /// Drop the owner references with these uids from an object.
+    DropOwnerRefs(ObjKey, Vec<String>),
+    /// Remove a finalizer from an object.
+    RemoveFinalizer(ObjKey, String),
+    /// Remove the `kubernetes` namespace finalizer (spec.finalizers).
+    FinalizeNamespace(String),
+}
+
+fn deleting(o: &Value) -> bool {
+    o["metadata"].get("deletionTimestamp").is_some()
+}
+
+fn has_finalizer(o: &Value, f: &str) -> bool {
+    finalizers(o).iter().any(|x| x == f)
+}
+
+fn refs(o: &Value) -> Vec<(String, bool)> {
+    o["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            let uid = r["uid"].as_str()?.to_string();
+            Some((uid, r["blockOwnerDeletion"].as_bool() == Some(true)))
+        })
+        .collect()
+}
+
+/// Decides the collector's next actions from a snapshot of every object (pure).
+pub fn plan(objects: &[(ObjKey, Value)]) -> Vec<GcAction> {
+    let by_uid: HashMap<&str, &Value> = objects
+        .iter()
+        .filter_map(|(_, o)| Some((meta_str(o, "uid")?, o)))
+        .collect();
+    let mut actions = Vec::new();
+    let mut blocked: HashSet<String> = HashSet::new();
+    let mut has_dependents: HashSet<String> = HashSet::new();
+    for (key, o) in objects {
+        let rs = refs(o);
+        if rs.is_empty() {
+            continue;
+        }
+        let mut live = 0;
+        let mut foreground = Vec::new();
+        let mut orphaning = Vec::new();
+        let mut blocking_fg = false;
+        for (uid, block) in &rs {
+            has_dependents.insert(uid.clone());
+            match by_uid.get(uid.as_str()) {
+                None => {}
+                Some(owner) if deleting(owner) && has_finalizer(owner, "orphan") => {
+                    orphaning.push(uid.clone())
+                }
+                Some(owner) if deleting(owner) && has_finalizer(owner, "foregroundDeletion") => {
+                    foreground.push(uid.clone());
+                    if *block {
+                        blocked.insert(uid.clone());
+                        blocking_fg = true;
+                    }
+                }
+                Some(_) => live += 1,
+            }
+        }
+        if !orphaning.is_empty() {
+            actions.push(GcAction::DropOwnerRefs(key.clone(), orphaning));
+            continue;
+        }
+        if deleting(o) {
+            continue;
+        }
+        if live == 0 {
+            let p = if blocking_fg {
+                Propagation::Foreground
+            } else {
+                Propagation::Background
+            };
+            actions.push(GcAction::Delete(key.clone(), p));
+        } else if !foreground.is_empty() {
+            actions.push(GcAction::DropOwnerRefs(key.clone(), foreground));
+        }
+    }
+    for (key, o) in objects {
+        if !deleting(o) {
+            continue;
+        }
+        let uid = meta_str(o, "uid").unwrap_or_default();
+        if has_finalizer(o, "foregroundDeletion") && !blocked.contains(uid) {
+            actions.push(GcAction::RemoveFinalizer(
+                key.clone(),
+                "foregroundDeletion".into(),
+            ));
+        }
+        if has_finalizer(o, "orphan") && !has_dependents.contains(uid) {
+            actions.push(GcAction::RemoveFinalizer(key.clone(), "orphan".into()));
+        }
+    }
+    let ns_gr = Gr::new("", "namespaces");
+    for (key, o) in objects.iter().filter(|(k, o)| k.gr == ns_gr && deleting(o)) {
+        let ns = &key.name;
+        let mut empty = true;
+        for (k, dep) in objects.iter().filter(|(k, _)| &k.namespace == ns) {
+            empty = false;
+            if !deleting(dep) {
+                actions.push(GcAction::Delete(k.clone(), Propagation::Background));
+            }
+        }
+        let kube_fin = o["spec"]["finalizers"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|f| f == "kubernetes"));
+        if empty && kube_fin {
+            actions.push(GcAction::FinalizeNamespace(ns.clone()));
+        }
+    }
+    actions
+}
+
+fn info_for(infos: &[ResourceInfo], gr: &Gr) -> Option<ResourceInfo> {
+    infos.iter().find(|i| &i.gr() == gr).cloned()
+}
+
+/// Carries out one action; failures (conflicts, already gone) are left for the next pass.
+fn perform(store: &Store, infos: &[ResourceInfo], action: &GcAction) -> bool {
+    let key = match action {
+        GcAction::Delete(k, _)
+        | GcAction::DropOwnerRefs(k, _)
+        | GcAction::RemoveFinalizer(k, _) => k.clone(),
+        GcAction::FinalizeNamespace(ns) => ObjKey::new(&Gr::new("", "namespaces"), "", ns),
+    };
+    let Some(info) = info_for(infos, &key.gr) else {
+        // Storage whose type is no longer served (a deleted CRD's objects).
+        return store.transact(|t| t.remove(&key)).is_some();
+    };
+    store.transact(|t| {
+        let Some(mut obj) = t.get(&key).cloned() else {
+            return false;
+        };
+        match action {
+            GcAction::Delete(_, p) => {
+                let opts = DeleteOpts {
+                    propagation: Some(*p),
+                    ..Default::default()
+                };
+                delete_in(t, &info, &key.namespace, &key.name, &opts).is_ok()
+            }
+            GcAction::DropOwnerRefs(_, uids) => {
+                if let Some(a) = obj["metadata"]["ownerReferences"].as_array_mut() {
+                    a.retain(|r| {
+                        !r["uid"]
+                            .as_str()
+                            .is_some_and(|u| uids.iter().any(|x| x == u))
+                    });
+                    if a.is_empty() {
+                        if let Some(m) = obj["metadata"].as_object_mut() {
+                            m.remove("ownerReferences");
+                        }
+                    }
+                }
+                update_in(
+                    t,
+                    &info,
+                    &key.namespace,
+                    &key.name,
+                    obj,
+                    Target::Main,
+                    None,
+                    false,
+                )
+                .is_ok()
+            }
+            GcAction::RemoveFinalizer(_, f) => {
+                let rest: Vec<String> = finalizers(&obj).into_iter().filter(|x| x != f).collect();
+                set_finalizers(&mut obj, &rest);
+                update_in(
+                    t,
+                    &info,
+                    &key.namespace,
+                    &key.name,
+                    obj,
+                    Target::Main,
+                    None,
+                    false,
+                )
+                .is_ok()
+            }
+            GcAction::FinalizeNamespace(_) => {
+                if let Some(a) = obj["spec"]["finalizers"].as_array_mut() {
+                    a.retain(|f| f != "kubernetes");
+                }
+                if finalizers(&obj).is_empty() {
+                    t.remove_as(&key, obj).is_some()
+                } else {
+                    t.update(&key, obj);
+                    true
+                }
+            }
+        }
+    })
+}
+
+/// Runs one collection pass; returns whether it changed anything.
+pub fn collect_once(store: &Store) -> bool {
+    let before = store.resource_version();
+    collect_pass(store);
+    store.resource_version() != before
+}
+
+fn collect_pass(store: &Store) -> usize {
+    let objects = store.snapshot();
+    let infos = resources::all(store);
+    let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
+    let mut actions = plan(&objects);
+    for (k, _) in &objects {
+        if !served.contains(&k.gr) {
+            actions.push(GcAction::Delete(k.clone(), Propagation::Background));
+        }
+    }
+    actions.iter().filter(|a| perform(store, &infos, a)).count()
+}
+
+/// Runs the collector until cancelled, reacting to every committed change.
+pub async fn run(store: Store, cancel: CancellationToken) {
+    let mut changed = store.subscribe();
+    loop {
+        let mut rounds = 0;
+        while collect_once(&store) && rounds < 100 {
+            rounds += 1;
+        }
+        tokio::select! {
+            r = changed.changed() => if r.is_err() { return; },
+            _ = cancel.cancelled() => return,
+        }
+    }
+}
+
+/// Uids of the owners an object names (re-exported helper for tests and callers).
+pub fn owners(obj: &Value) -> Vec<String> {
+    owner_uids(obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(gr: &Gr, ns: &str, name: &str, v: Value) -> (ObjKey, Value) {
+        (ObjKey::new(gr, ns, name), v)
+    }
+
+    fn sts(uid: &str, fins: &[&str], deleting: bool) -> Value {
+        let mut m = json!({"name": "web", "uid": uid, "finalizers": fins});
+        if deleting {
+            m["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+        }
+        json!({"metadata": m})
+    }
+
+    fn pod(owner: &str, block: bool) -> Value {
+        json!({"metadata": {"name": "web-0", "uid": "p1", "ownerReferences": [{"uid": owner, "blockOwnerDeletion": block}]}})
+    }
+
+    #[test]
+    fn dangling_dependents_are_deleted_in_background() {
+        let pods = Gr::new("", "pods");
+        let a = plan(&[obj(&pods, "d", "web-0", pod("gone", true))]);
+        assert_eq!(
+            a,
+            vec![GcAction::Delete(
+                ObjKey::new(&pods, "d", "web-0"),
+                Propagation::Background
+            )]
+        );
+    }
+
+    #[test]
+    fn foreground_waits_for_blocking_dependents() {
+        let pods = Gr::new("", "pods");
+        let sets = Gr::new("apps", "statefulsets");
+        let owner = obj(&sets, "d", "web", sts("s1", &["foregroundDeletion"], true));
+        let a = plan(&[owner.clone(), obj(&pods, "d", "web-0", pod("s1", true))]);
+        assert_eq!(
+            a,
+            vec![GcAction::Delete(
+                ObjKey::new(&pods, "d", "web-0"),
+                Propagation::Foreground
+            )]
+        );
+        let a = plan(&[owner.clone()]);
+        assert_eq!(
+            a,
+            vec![GcAction::RemoveFinalizer(
+                owner.0.clone(),
+                "foregroundDeletion".into()
+            )]
+        );
+        // a non-blocking dependent does not hold the owner
+        let a = plan(&[owner.clone(), obj(&pods, "d", "web-0", pod("s1", false))]);
+        assert!(a.contains(&GcAction::RemoveFinalizer(
+            owner.0.clone(),
+            "foregroundDeletion".into()
+        )));
+    }
+
+    #[test]
+    fn orphan_drops_references_then_finalizer() {
+        let pods = Gr::new("", "pods");
+        let sets = Gr::new("apps", "statefulsets");
+        let owner = obj(&sets, "d", "web", sts("s1", &["orphan"], true));
+        let a = plan(&[owner.clone(), obj(&pods, "d", "web-0", pod("s1", true))]);
+        assert_eq!(
+            a,
+            vec![GcAction::DropOwnerRefs(
+                ObjKey::new(&pods, "d", "web-0"),
+                vec!["s1".into()]
+            )]
+        );
+        let a = plan(&[
+            owner.clone(),
+            obj(&pods, "d", "web-0", json!({"metadata": {"name": "web-0"}})),
+        ]);
+        assert_eq!(a, vec![GcAction::RemoveFinalizer(owner.0, "orphan".into())]);
+    }
+
+    #[test]
+    fn terminating_namespace_is_emptied_then_finalized() {
+        let nss = Gr::new("", "namespaces");
+        let cms = Gr::new("", "configmaps");
+        let ns = obj(
+            &nss,
+            "",
+            "t",
+            json!({"metadata": {"name": "t", "deletionTimestamp": "x"}, "spec": {"finalizers": ["kubernetes"]}}),
+        );
+        let a = plan(&[
+            ns.clone(),
+            obj(&cms, "t", "c", json!({"metadata": {"name": "c"}})),
+        ]);
+        assert_eq!(
+            a,
+            vec![GcAction::Delete(
+                ObjKey::new(&cms, "t", "c"),
+                Propagation::Background
+            )]
+        );
+        assert_eq!(plan(&[ns]), vec![GcAction::FinalizeNamespace("t".into())]);
+    }
+}

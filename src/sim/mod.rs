@@ -1,0 +1,224 @@
+//! The embedded Kubernetes API server: an in-process, loopback-only
+//! apiserver with a JSON object store, watches, patches, garbage collection
+//! and discovery, plus the node simulator that runs against it as a client.
+
+pub mod admission;
+pub mod api;
+pub mod convert;
+pub mod defaults;
+pub mod delete;
+pub mod discovery;
+pub mod faults;
+pub mod gc;
+pub mod meta;
+pub mod nodes;
+pub mod objects;
+pub mod patch;
+pub mod resources;
+pub mod selector;
+pub mod status;
+pub mod store;
+
+#[cfg(test)]
+mod tests;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use faults::Faults;
+pub use store::Store;
+
+/// Settings of an embedded cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    /// Apiserver feature gates.
+    pub gates: admission::ApiGates,
+    /// Node simulator settings.
+    pub nodes: nodes::NodeSimConfig,
+    /// Bearer token clients must present (`None` = random).
+    pub token: Option<String>,
+    /// Events kept for watch resumption; resuming from an older resourceVersion gets 410 Gone.
+    pub watch_window: usize,
+    /// Interval of BOOKMARK events on watches that allow them.
+    pub bookmark_interval: Duration,
+    /// Run the node simulator (scheduler, kubelets, volume binder).
+    pub run_nodes: bool,
+    /// Requests kept in the fault hook's log.
+    pub request_log: usize,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            gates: admission::ApiGates::default(),
+            nodes: nodes::NodeSimConfig::default(),
+            token: None,
+            watch_window: 10_000,
+            bookmark_interval: Duration::from_secs(10),
+            run_nodes: true,
+            request_log: 10_000,
+        }
+    }
+}
+
+/// A running embedded cluster.
+pub struct EmbeddedCluster {
+    addr: SocketAddr,
+    token: String,
+    state: api::ApiState,
+    cancel: CancellationToken,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+fn random_token() -> String {
+    use rand::Rng;
+    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..32)
+        .map(|_| CHARS[rng.random_range(0..CHARS.len())] as char)
+        .collect()
+}
+
+fn seed_namespaces(store: &Store) -> anyhow::Result<()> {
+    let info = resources::find(store, "", "v1", "namespaces").context("namespaces resource")?;
+    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}});
+        store
+            .transact(|t| objects::create_in(t, &info, "", obj, None, false))
+            .map_err(|e| anyhow::anyhow!("seeding namespace {ns}: {e}"))?;
+    }
+    Ok(())
+}
+
+impl EmbeddedCluster {
+    /// Starts the server on 127.0.0.1 (random port), the garbage collector and
+    /// (unless disabled) the node simulator.
+    pub async fn start(cfg: ClusterConfig) -> anyhow::Result<Self> {
+        let store = Store::new(cfg.watch_window);
+        seed_namespaces(&store)?;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .context("binding 127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let token = cfg.token.clone().unwrap_or_else(random_token);
+        let cancel = CancellationToken::new();
+        let state = api::ApiState {
+            store: store.clone(),
+            faults: Faults::new(cfg.request_log),
+            gates: Arc::new(RwLock::new(cfg.gates.clone())),
+            token: Arc::from(token.as_str()),
+            bookmark_interval: cfg.bookmark_interval,
+            address: Arc::from(addr.to_string().as_str()),
+            shutdown: cancel.clone(),
+        };
+        let app = api::router(state.clone());
+        let server_cancel = cancel.clone();
+        let mut tasks = vec![tokio::spawn(async move {
+            let serve = axum::serve(listener, app)
+                .with_graceful_shutdown(async move { server_cancel.cancelled().await });
+            if let Err(e) = serve.await {
+                tracing::error!("embedded apiserver stopped: {e}");
+            }
+        })];
+        tasks.push(tokio::spawn(gc::run(store.clone(), cancel.clone())));
+        let cluster = EmbeddedCluster {
+            addr,
+            token,
+            state,
+            cancel: cancel.clone(),
+            tasks,
+        };
+        if cfg.run_nodes {
+            let client = cluster.client().await?;
+            let node_cfg = cfg.nodes.clone();
+            let node_cancel = cancel.child_token();
+            let mut cluster = cluster;
+            cluster.tasks.push(tokio::spawn(async move {
+                if let Err(e) = nodes::run(client, node_cfg, node_cancel).await {
+                    tracing::error!("node simulator stopped: {e:#}");
+                }
+            }));
+            return Ok(cluster);
+        }
+        Ok(cluster)
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bearer token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// A kubeconfig whose cluster, user and context are all named `kepspec-embedded`.
+    /// The server URL carries the token as a `/t/<token>` path prefix because
+    /// kubectl sends no kubeconfig credentials to plain-http servers; the user
+    /// entry carries it too, for clients that do.
+    pub fn kubeconfig_yaml(&self) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: kepspec-embedded\n  cluster:\n    server: {url}/t/{token}\nusers:\n- name: kepspec-embedded\n  user:\n    token: {token}\ncontexts:\n- name: kepspec-embedded\n  context:\n    cluster: kepspec-embedded\n    user: kepspec-embedded\n    namespace: default\ncurrent-context: kepspec-embedded\npreferences: {{}}\n",
+            url = self.url(),
+            token = self.token
+        )
+    }
+
+    /// Writes [`Self::kubeconfig_yaml`] to `path`.
+    pub fn write_kubeconfig(&self, path: &std::path::Path) -> anyhow::Result<()> {
+        std::fs::write(path, self.kubeconfig_yaml())
+            .with_context(|| format!("writing kubeconfig {}", path.display()))
+    }
+
+    /// A kube client configuration for this cluster.
+    pub fn client_config(&self) -> kube::Config {
+        let uri: http::Uri = match self.url().parse() {
+            Ok(u) => u,
+            Err(_) => http::Uri::from_static("http://127.0.0.1"),
+        };
+        let mut c = kube::Config::new(uri);
+        c.default_namespace = "default".to_string();
+        c.auth_info.token = Some(self.token.clone().into());
+        c.read_timeout = None;
+        c
+    }
+
+    /// A kube client for this cluster.
+    pub async fn client(&self) -> anyhow::Result<kube::Client> {
+        kube::Client::try_from(self.client_config()).context("building kube client")
+    }
+
+    /// The object store (cheap clone handle).
+    pub fn store(&self) -> Store {
+        self.state.store.clone()
+    }
+
+    /// The request log and fault rules every request passes through.
+    pub fn faults(&self) -> Faults {
+        self.state.faults.clone()
+    }
+
+    /// Replaces the admission gates, as an apiserver restart with new flags
+    /// would (stored objects are kept).
+    pub async fn set_gates(&self, gates: admission::ApiGates) {
+        match self.state.gates.write() {
+            Ok(mut g) => *g = gates,
+            Err(p) => *p.into_inner() = gates,
+        }
+    }
+
+    /// Stops the server, the collector and the node simulator.
+    pub async fn shutdown(self) {
+        self.cancel.cancel();
+        for t in self.tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The scheduler's I/O: binding and Unschedulable status writes.
+
+use super::super::events::{self, Source};
+use super::*;
+
+const SCHEDULER: Source<'static> = Source {
+    component: "default-scheduler",
+    host: None,
+};
+
+impl Sim {
+    /// One scheduling pass over the pending pods, highest priority and
+    /// oldest first.
+    pub(super) async fn schedule(&mut self) {
+        let now = Timestamp::now();
+        let mut used: BTreeMap<String, Resources> = BTreeMap::new();
+        let mut pending: Vec<Pod> = Vec::new();
+        for pod in self.pods.values() {
+            let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+            match node {
+                Some(n) if scheduler::holds_resources(pod) => {
+                    let u = used.entry(n).or_default();
+                    *u = *u + scheduler::pod_requests(pod);
+                }
+                Some(_) => {}
+                None => {
+                    let ours = pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.scheduler_name.as_deref())
+                        .is_none_or(|s| s == "default-scheduler");
+                    if ours && pod.metadata.deletion_timestamp.is_none() {
+                        pending.push(pod.clone());
+                    }
+                }
+            }
+        }
+        for (node, req) in self.assumed.values() {
+            let u = used.entry(node.clone()).or_default();
+            *u = *u + *req;
+        }
+        pending.sort_by_key(|p| {
+            let priority = p.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
+            let created = p.metadata.creation_timestamp.as_ref().map(|t| t.0);
+            (std::cmp::Reverse(priority), created, key_of(p))
+        });
+        let nodes: Vec<NodeInfo> = self.nodes.values().cloned().collect();
+        for pod in pending {
+            let uid = uid_of(&pod);
+            if self.assumed.contains_key(&uid) {
+                continue;
+            }
+            let first = *self.first_pending.entry(uid.clone()).or_insert(now);
+            let due = plus(first, self.cfg.timings.schedule);
+            if due > now {
+                self.wake_at(Wake::Schedule, due);
+                continue;
+            }
+            let (ns, _) = key_of(&pod);
+            let claims: BTreeMap<String, PersistentVolumeClaim> = self
+                .claims
+                .iter()
+                .filter(|((cns, _), _)| *cns == ns)
+                .map(|((_, n), c)| (n.clone(), c.clone()))
+                .collect();
+            match scheduler::claims_ready(&pod, &claims) {
+                Err(reason) => {
+                    let msg = scheduler::volume_failure_message(&reason, nodes.len());
+                    self.mark_unschedulable(&pod, msg, now).await;
+                    continue;
+                }
+                Ok(false) => continue,
+                Ok(true) => {}
+            }
+            let request = scheduler::pod_requests(&pod);
+            let selector = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_selector.clone())
+                .unwrap_or_default();
+            match scheduler::place(&request, &selector, &nodes, &used) {
+                Ok(node) => {
+                    if self.bind(&pod, &node).await {
+                        let (ns, name) = key_of(&pod);
+                        let ev = events::scheduled(&ns, &name, &node);
+                        self.record(&pod, &ev, SCHEDULER).await;
+                        let u = used.entry(node.clone()).or_default();
+                        *u = *u + request;
+                        self.assumed.insert(uid.clone(), (node, request));
+                        self.unschedulable.remove(&uid);
+                    }
+                }
+                Err(msg) => self.mark_unschedulable(&pod, msg, now).await,
+            }
+        }
+    }
+
+    async fn bind(&mut self, pod: &Pod, node: &str) -> bool {
+        let (ns, name) = key_of(pod);
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        let binding = json!({
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": name, "namespace": ns, "uid": uid_of(pod)},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+        });
+        match api
+            .create_subresource::<Value, Value>("binding", &name, &PostParams::default(), &binding)
+            .await
+        {
+            Ok(_) => true,
+            Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => false,
+            Err(e) => {
+                tracing::warn!("node simulator: binding {ns}/{name}: {e}");
+                self.wake_at(Wake::Schedule, plus(Timestamp::now(), RETRY));
+                false
+            }
+        }
+    }
+
+    async fn mark_unschedulable(&mut self, pod: &Pod, message: String, now: Timestamp) {
+        let uid = uid_of(pod);
+        if self.unschedulable.get(&uid) == Some(&message) {
+            return;
+        }
+        let (ns, name) = key_of(pod);
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        let already = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|cs| {
+                cs.iter()
+                    .find(|c| c.type_ == "PodScheduled" && c.status == "False")
+            })
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| ts(t.0));
+        let patch = json!({"status": {"conditions": [{
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "Unschedulable",
+            "message": message,
+            "lastTransitionTime": already.unwrap_or_else(|| ts(now)),
+        }]}});
+        match api
+            .patch_status(&name, &PatchParams::default(), &Patch::Strategic(patch))
+            .await
+        {
+            Ok(_) => {
+                self.record(pod, &events::failed_scheduling(&message), SCHEDULER)
+                    .await;
+                self.unschedulable.insert(uid, message);
+            }
+            Err(kube::Error::Api(e)) if e.code == 404 => {}
+            Err(e) => {
+                tracing::warn!("node simulator: status of {ns}/{name}: {e}");
+                self.wake_at(Wake::Schedule, plus(now, RETRY));
+            }
+        }
+    }
+}

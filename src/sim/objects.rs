@@ -1,0 +1,455 @@
+//! Create and update semantics shared by the HTTP handlers and the
+//! in-process controllers (garbage collector, namespace lifecycle).
+
+use serde_json::{json, Value};
+
+use super::admission::{self, AdmissionRequest, ApiGates, Operation};
+use super::meta::{self, blocking_finalizers, finalizers, meta_mut, meta_str};
+use super::resources::ResourceInfo;
+use super::status::{ApiError, Cause};
+use super::store::{Gr, ObjKey, Txn};
+
+/// Which part of an object a write addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The main resource (status changes are ignored when a status subresource exists).
+    Main,
+    /// The `status` subresource (everything but status is ignored).
+    Status,
+}
+
+/// The namespace partition key.
+pub fn namespaces_gr() -> Gr {
+    Gr::new("", "namespaces")
+}
+
+fn invalid_one(info: &ResourceInfo, name: &str, reason: &str, field: &str, msg: &str) -> ApiError {
+    ApiError::invalid(
+        &info.group,
+        &info.kind,
+        name,
+        vec![Cause {
+            reason: reason.to_string(),
+            message: msg.to_string(),
+            field: field.to_string(),
+        }],
+    )
+}
+
+fn admit(
+    info: &ResourceInfo,
+    op: Operation,
+    obj: &mut Value,
+    old: Option<&Value>,
+    gates: &ApiGates,
+) -> Result<(), ApiError> {
+    let mut req = AdmissionRequest {
+        group: &info.group,
+        version: &info.version,
+        resource: &info.plural,
+        operation: op,
+        object: obj,
+        old_object: old,
+        gates,
+    };
+    admission::admit(&mut req).map_err(|inv| {
+        let causes = inv
+            .causes
+            .iter()
+            .map(|c| Cause {
+                reason: c.reason.clone(),
+                message: c.message.clone(),
+                field: c.field.clone(),
+            })
+            .collect();
+        let mut e = ApiError::invalid(&info.group, &inv.kind, &inv.name, causes);
+        e.message = inv.message();
+        e
+    })
+}
+
+/// Checks `apiVersion`/`kind` of a request body against the endpoint and fills them in.
+pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> {
+    let Some(map) = obj.as_object_mut() else {
+        return Err(ApiError::bad_request(
+            "the object provided is not a JSON object",
+        ));
+    };
+    let want_av = info.api_version();
+    if let Some(av) = map.get("apiVersion").and_then(Value::as_str) {
+        if av != want_av {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({av}) does not match the expected API version ({want_av})"
+            )));
+        }
+    }
+    if let Some(k) = map.get("kind").and_then(Value::as_str) {
+        if k != info.kind {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                info.kind
+            )));
+        }
+    }
+    map.insert("apiVersion".into(), json!(want_av));
+    map.insert("kind".into(), json!(info.kind));
+    if super::convert::is_events_v1(info) {
+        *obj = super::convert::events_v1_to_core(obj);
+    }
+    Ok(())
+}
+
+/// Fails a create with 404 (or 403 while terminating) unless the namespace is usable.
+pub fn check_namespace(
+    txn: &Txn<'_>,
+    info: &ResourceInfo,
+    ns: &str,
+    name: &str,
+) -> Result<(), ApiError> {
+    if !info.namespaced {
+        return Ok(());
+    }
+    let Some(nsobj) = txn.get(&ObjKey::new(&namespaces_gr(), "", ns)) else {
+        return Err(ApiError::not_found("", "namespaces", ns));
+    };
+    if nsobj["metadata"].get("deletionTimestamp").is_some() {
+        let msg = format!(
+            "unable to create new content in namespace {ns} because it is being terminated"
+        );
+        let mut e = ApiError::new(
+            403,
+            "Forbidden",
+            format!(
+                "{} {name:?} is forbidden: {msg}",
+                super::status::qualified(&info.plural, &info.group)
+            ),
+        );
+        e.name = Some(name.to_string());
+        e.group = Some(info.group.clone());
+        e.kind = Some(info.plural.clone());
+        e.causes = vec![Cause {
+            reason: "NamespaceTerminating".into(),
+            message: msg,
+            field: "metadata.namespace".into(),
+        }];
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn reset_status_on_create(info: &ResourceInfo, obj: &mut Value) {
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("apps", "statefulsets") => {
+            map.insert(
+                "status".into(),
+                json!({"replicas": 0, "availableReplicas": 0}),
+            );
+        }
+        ("", "pods") | ("", "persistentvolumeclaims") | ("", "persistentvolumes") => {
+            map.insert("status".into(), json!({"phase": "Pending"}));
+        }
+        ("", "namespaces") => {
+            map.insert("status".into(), json!({"phase": "Active"}));
+            let spec = map.entry("spec").or_insert_with(|| json!({}));
+            if let Some(s) = spec.as_object_mut() {
+                s.insert("finalizers".into(), json!(["kubernetes"]));
+            }
+        }
+        ("", "services") => {
+            map.insert("status".into(), json!({"loadBalancer": {}}));
+        }
+        ("apiextensions.k8s.io", "customresourcedefinitions") => {
+            let names = map
+                .get("spec")
+                .and_then(|s| s.get("names"))
+                .cloned()
+                .unwrap_or(json!({}));
+            let storage: Vec<Value> = map
+                .get("spec")
+                .and_then(|s| s["versions"].as_array())
+                .into_iter()
+                .flatten()
+                .filter(|v| v["storage"].as_bool() == Some(true))
+                .filter_map(|v| v.get("name").cloned())
+                .collect();
+            let now = meta::now_rfc3339();
+            map.insert(
+                "status".into(),
+                json!({
+                    "acceptedNames": names,
+                    "conditions": [
+                        {"type": "NamesAccepted", "status": "True", "lastTransitionTime": now, "reason": "NoConflicts", "message": "no conflicts found"},
+                        {"type": "Established", "status": "True", "lastTransitionTime": now, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"}
+                    ],
+                    "storedVersions": storage
+                }),
+            );
+        }
+        _ if info.status && !info.builtin => {
+            map.remove("status");
+        }
+        _ => {}
+    }
+}
+
+/// Creates an object in `ns` (ignored for cluster-scoped resources).
+/// `gates` = `None` skips admission (in-process writers).
+pub fn create_in(
+    txn: &mut Txn<'_>,
+    info: &ResourceInfo,
+    ns: &str,
+    mut obj: Value,
+    gates: Option<&ApiGates>,
+    dry_run: bool,
+) -> Result<Value, ApiError> {
+    check_type(info, &mut obj)?;
+    let ns = if info.namespaced { ns } else { "" };
+    {
+        let m = meta_mut(&mut obj);
+        if let Some(body_ns) = m.get("namespace").and_then(Value::as_str) {
+            if info.namespaced && !body_ns.is_empty() && body_ns != ns {
+                return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+            }
+        }
+        if info.namespaced {
+            m.insert("namespace".into(), json!(ns));
+        } else {
+            m.remove("namespace");
+        }
+        let name = m.get("name").and_then(Value::as_str).unwrap_or("");
+        if name.is_empty() {
+            match m.get("generateName").and_then(Value::as_str) {
+                Some(g) if !g.is_empty() => {
+                    let n = meta::generate_name(g);
+                    m.insert("name".into(), json!(n));
+                }
+                _ => {
+                    return Err(invalid_one(
+                        info,
+                        "",
+                        "FieldValueRequired",
+                        "metadata.name",
+                        "Required value: name or generateName is required",
+                    ));
+                }
+            }
+        }
+        for f in [
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+            "selfLink",
+            "managedFields",
+        ] {
+            m.remove(f);
+        }
+    }
+    let name = meta_str(&obj, "name").unwrap_or_default().to_string();
+    if !meta::is_dns1123_subdomain(&name) {
+        let msg = format!("Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+        return Err(invalid_one(
+            info,
+            &name,
+            "FieldValueInvalid",
+            "metadata.name",
+            &msg,
+        ));
+    }
+    if info.group.is_empty() && info.plural == "namespaces" && !meta::is_dns1123_label(&name) {
+        let msg = format!("Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+        return Err(invalid_one(
+            info,
+            &name,
+            "FieldValueInvalid",
+            "metadata.name",
+            &msg,
+        ));
+    }
+    check_namespace(txn, info, ns, &name)?;
+    reset_status_on_create(info, &mut obj);
+    if let Some(g) = gates {
+        admit(info, Operation::Create, &mut obj, None, g)?;
+    }
+    let key = ObjKey::new(&info.gr(), ns, &name);
+    if txn.get(&key).is_some() {
+        return Err(ApiError::already_exists(&info.group, &info.plural, &name));
+    }
+    {
+        let m = meta_mut(&mut obj);
+        m.insert("uid".into(), json!(meta::new_uid()));
+        m.insert("creationTimestamp".into(), json!(meta::now_rfc3339()));
+        if info.generation {
+            m.insert("generation".into(), json!(1));
+        } else {
+            m.remove("generation");
+        }
+    }
+    if info.plural == "services" && info.group.is_empty() {
+        super::defaults::service(&mut obj, txn.resource_version());
+    }
+    if dry_run {
+        return Ok(obj);
+    }
+    Ok(txn.create(&key, obj))
+}
+
+/// The part of an object that bumps `metadata.generation` when it changes.
+fn spec_part(info: &ResourceInfo, obj: &Value) -> Value {
+    if info.builtin {
+        return obj.get("spec").cloned().unwrap_or(Value::Null);
+    }
+    let mut o = obj.clone();
+    if let Some(m) = o.as_object_mut() {
+        m.remove("metadata");
+        m.remove("status");
+    }
+    o
+}
+
+/// Replaces an object (the `update` verb and the tail of every patch).
+/// `gates` = `None` skips admission (in-process writers).
+pub fn update_in(
+    txn: &mut Txn<'_>,
+    info: &ResourceInfo,
+    ns: &str,
+    name: &str,
+    mut obj: Value,
+    target: Target,
+    gates: Option<&ApiGates>,
+    dry_run: bool,
+) -> Result<Value, ApiError> {
+    check_type(info, &mut obj)?;
+    let ns = if info.namespaced { ns } else { "" };
+    let body_name = meta_str(&obj, "name").unwrap_or_default().to_string();
+    if !body_name.is_empty() && body_name != name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({name})"
+        )));
+    }
+    if let Some(body_ns) = meta_str(&obj, "namespace") {
+        if info.namespaced && !body_ns.is_empty() && body_ns != ns {
+            return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+        }
+    }
+    let key = ObjKey::new(&info.gr(), ns, name);
+    let Some(old) = txn.get(&key).cloned() else {
+        return Err(ApiError::not_found(&info.group, &info.plural, name));
+    };
+    let old_rv = meta_str(&old, "resourceVersion")
+        .unwrap_or_default()
+        .to_string();
+    if let Some(rv) = meta_str(&obj, "resourceVersion") {
+        if !rv.is_empty() && rv != old_rv {
+            return Err(ApiError::conflict(&info.group, &info.plural, name));
+        }
+    }
+    if let Some(uid) = meta_str(&obj, "uid") {
+        let old_uid = meta_str(&old, "uid").unwrap_or_default();
+        if !uid.is_empty() && uid != old_uid {
+            return Err(ApiError::conflict_because(&info.group, &info.plural, name, &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}")));
+        }
+    }
+    let mut new = match target {
+        Target::Status => {
+            let mut n = old.clone();
+            if let Some(m) = n.as_object_mut() {
+                match obj.get("status") {
+                    Some(s) => m.insert("status".into(), s.clone()),
+                    None => m.remove("status"),
+                };
+            }
+            n
+        }
+        Target::Main => {
+            let mut n = obj;
+            if let Some(m) = n.as_object_mut() {
+                if info.status {
+                    match old.get("status") {
+                        Some(s) => m.insert("status".into(), s.clone()),
+                        None => m.remove("status"),
+                    };
+                }
+                if info.plural == "namespaces" && info.group.is_empty() {
+                    if let Some(f) = old.get("spec").and_then(|s| s.get("finalizers")) {
+                        let spec = m.entry("spec").or_insert_with(|| json!({}));
+                        if let Some(s) = spec.as_object_mut() {
+                            s.insert("finalizers".into(), f.clone());
+                        }
+                    }
+                }
+            }
+            n
+        }
+    };
+    {
+        let old_meta = old["metadata"].clone();
+        let m = meta_mut(&mut new);
+        for f in [
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "namespace",
+            "name",
+        ] {
+            match old_meta.get(f) {
+                Some(v) => m.insert(f.into(), v.clone()),
+                None => m.remove(f),
+            };
+        }
+        m.remove("managedFields");
+        m.remove("selfLink");
+    }
+    if old["metadata"].get("deletionTimestamp").is_some() {
+        let before = finalizers(&old);
+        let added: Vec<String> = finalizers(&new)
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        if !added.is_empty() {
+            let msg = format!("Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}", added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "));
+            return Err(invalid_one(
+                info,
+                name,
+                "FieldValueForbidden",
+                "metadata.finalizers",
+                &msg,
+            ));
+        }
+    }
+    if target == Target::Main {
+        if let Some(g) = gates {
+            admit(info, Operation::Update, &mut new, Some(&old), g)?;
+        }
+    }
+    if info.generation && spec_part(info, &new) != spec_part(info, &old) {
+        let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
+        meta_mut(&mut new).insert("generation".into(), json!(g));
+    }
+    meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
+    if new == old {
+        return Ok(old);
+    }
+    if dry_run {
+        return Ok(new);
+    }
+    let is_ns = info.plural == "namespaces" && info.group.is_empty();
+    let grace = new["metadata"]["deletionGracePeriodSeconds"]
+        .as_i64()
+        .unwrap_or(0);
+    if new["metadata"].get("deletionTimestamp").is_some()
+        && blocking_finalizers(&new, is_ns) == 0
+        && grace == 0
+    {
+        return txn
+            .remove_as(&key, new)
+            .ok_or_else(|| ApiError::internal("object vanished during update"));
+    }
+    Ok(txn.update(&key, new))
+}

@@ -1,0 +1,369 @@
+//! The object store: JSON objects keyed by group/resource/namespace/name, one
+//! resourceVersion counter for everything, and a bounded event log that
+//! watches resume from.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+
+/// A group and plural resource name; the storage partition of a type.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gr {
+    /// API group ("" for core).
+    pub group: String,
+    /// Plural resource name.
+    pub resource: String,
+}
+
+impl Gr {
+    /// Builds a `Gr`.
+    pub fn new(group: &str, resource: &str) -> Self {
+        Gr {
+            group: group.to_string(),
+            resource: resource.to_string(),
+        }
+    }
+}
+
+/// The full key of one stored object ("" namespace for cluster-scoped).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjKey {
+    /// Storage partition.
+    pub gr: Gr,
+    /// Namespace, empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Object name.
+    pub name: String,
+}
+
+impl ObjKey {
+    /// Builds a key.
+    pub fn new(gr: &Gr, namespace: &str, name: &str) -> Self {
+        ObjKey {
+            gr: gr.clone(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// Watch event types, as on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    /// `ADDED`
+    Added,
+    /// `MODIFIED`
+    Modified,
+    /// `DELETED`
+    Deleted,
+}
+
+impl EventType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One committed change.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// The resourceVersion the change was committed at.
+    pub rv: u64,
+    /// What happened.
+    pub kind: EventType,
+    /// Which object.
+    pub key: ObjKey,
+    /// The object after the change (the last state for deletions).
+    pub object: Value,
+    /// The object before the change (for selector transitions in watches).
+    pub prev: Option<Value>,
+}
+
+/// A resume point that has been compacted away.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expired {
+    /// The requested resourceVersion.
+    pub requested: u64,
+    /// The oldest resourceVersion that can still be resumed from.
+    pub oldest: u64,
+}
+
+struct Inner {
+    rv: u64,
+    objects: BTreeMap<ObjKey, Value>,
+    log: VecDeque<Event>,
+    window: usize,
+    compacted_through: u64,
+}
+
+/// A cheap, cloneable handle on the shared store.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Mutex<Inner>>,
+    changed: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+/// Exclusive access to the store for one atomic operation.
+pub struct Txn<'a> {
+    inner: MutexGuard<'a, Inner>,
+    dirty: bool,
+}
+
+fn set_rv(obj: &mut Value, rv: u64) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    }
+}
+
+impl Store {
+    /// An empty store keeping `window` events for watch resumption.
+    pub fn new(window: usize) -> Self {
+        let (tx, _rx) = tokio::sync::watch::channel(0);
+        Store {
+            inner: Arc::new(Mutex::new(Inner {
+                rv: 1,
+                objects: BTreeMap::new(),
+                log: VecDeque::new(),
+                window: window.max(1),
+                compacted_through: 0,
+            })),
+            changed: Arc::new(tx),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        match self.inner.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Runs `f` with exclusive access; watchers are woken afterwards if it wrote.
+    pub fn transact<R>(&self, f: impl FnOnce(&mut Txn<'_>) -> R) -> R {
+        let (out, dirty, rv) = {
+            let mut txn = Txn {
+                inner: self.lock(),
+                dirty: false,
+            };
+            let out = f(&mut txn);
+            (out, txn.dirty, txn.inner.rv)
+        };
+        if dirty {
+            self.changed.send_replace(rv);
+        }
+        out
+    }
+
+    /// A copy of one object.
+    pub fn get(&self, gr: &Gr, namespace: &str, name: &str) -> Option<Value> {
+        self.lock()
+            .objects
+            .get(&ObjKey::new(gr, namespace, name))
+            .cloned()
+    }
+
+    /// All objects of a type (in one namespace if given) and the current resourceVersion.
+    pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> (Vec<Value>, u64) {
+        let inner = self.lock();
+        let items = list_in(&inner.objects, gr, namespace)
+            .map(|(_, v)| v.clone())
+            .collect();
+        (items, inner.rv)
+    }
+
+    /// The latest committed resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.lock().rv
+    }
+
+    /// A receiver that changes whenever something is committed.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// Events of `gr` (in `namespace` if given) committed after `after`, with
+    /// the resourceVersion they bring a watcher up to, or `Expired` if some of
+    /// them have been compacted away.
+    pub fn events_after(
+        &self,
+        gr: &Gr,
+        namespace: Option<&str>,
+        after: u64,
+    ) -> Result<(Vec<Event>, u64), Expired> {
+        let inner = self.lock();
+        if after < inner.compacted_through {
+            return Err(Expired {
+                requested: after,
+                oldest: inner.compacted_through,
+            });
+        }
+        let start = inner.log.partition_point(|e| e.rv <= after);
+        let events = inner
+            .log
+            .range(start..)
+            .filter(|e| &e.key.gr == gr && namespace.is_none_or(|ns| e.key.namespace == ns))
+            .cloned()
+            .collect();
+        Ok((events, inner.rv.max(after)))
+    }
+
+    /// Every stored key and object (for the garbage collector).
+    pub fn snapshot(&self) -> Vec<(ObjKey, Value)> {
+        self.lock()
+            .objects
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+fn list_in<'a>(
+    objects: &'a BTreeMap<ObjKey, Value>,
+    gr: &'a Gr,
+    namespace: Option<&'a str>,
+) -> impl Iterator<Item = (&'a ObjKey, &'a Value)> + 'a {
+    let lo = ObjKey::new(gr, namespace.unwrap_or(""), "");
+    objects
+        .range(lo..)
+        .take_while(move |(k, _)| &k.gr == gr && namespace.is_none_or(|ns| k.namespace == ns))
+}
+
+impl Txn<'_> {
+    /// The stored object under `key`.
+    pub fn get(&self, key: &ObjKey) -> Option<&Value> {
+        self.inner.objects.get(key)
+    }
+
+    /// All objects of a type (in one namespace if given).
+    pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> Vec<(ObjKey, Value)> {
+        list_in(&self.inner.objects, gr, namespace)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Whether any object lives in `namespace`.
+    pub fn namespace_has_objects(&self, namespace: &str) -> bool {
+        self.inner.objects.keys().any(|k| k.namespace == namespace)
+    }
+
+    /// The current resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.inner.rv
+    }
+
+    fn record(&mut self, kind: EventType, key: &ObjKey, object: Value, prev: Option<Value>) -> u64 {
+        self.inner.rv += 1;
+        let rv = self.inner.rv;
+        let mut object = object;
+        set_rv(&mut object, rv);
+        self.inner.log.push_back(Event {
+            rv,
+            kind,
+            key: key.clone(),
+            object,
+            prev,
+        });
+        while self.inner.log.len() > self.inner.window {
+            if let Some(old) = self.inner.log.pop_front() {
+                self.inner.compacted_through = old.rv;
+            }
+        }
+        self.dirty = true;
+        rv
+    }
+
+    /// Stores a new object (the caller checked it is absent) at a new resourceVersion.
+    pub fn create(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+        let rv = self.record(EventType::Added, key, obj.clone(), None);
+        set_rv(&mut obj, rv);
+        self.inner.objects.insert(key.clone(), obj.clone());
+        obj
+    }
+
+    /// Replaces a stored object at a new resourceVersion.
+    pub fn update(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+        let prev = self.inner.objects.get(key).cloned();
+        let rv = self.record(EventType::Modified, key, obj.clone(), prev);
+        set_rv(&mut obj, rv);
+        self.inner.objects.insert(key.clone(), obj.clone());
+        obj
+    }
+
+    /// Removes an object; returns its last state (stamped with the deletion's resourceVersion).
+    pub fn remove(&mut self, key: &ObjKey) -> Option<Value> {
+        let obj = self.inner.objects.remove(key)?;
+        Some(self.record_removal(key, obj))
+    }
+
+    /// Removes an object, reporting `last` as its final state.
+    pub fn remove_as(&mut self, key: &ObjKey, last: Value) -> Option<Value> {
+        self.inner.objects.remove(key)?;
+        Some(self.record_removal(key, last))
+    }
+
+    fn record_removal(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+        let rv = self.record(EventType::Deleted, key, obj.clone(), None);
+        set_rv(&mut obj, rv);
+        obj
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(name: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": "default"}})
+    }
+
+    #[test]
+    fn one_counter_and_events_after() {
+        let s = Store::new(100);
+        let gr = Gr::new("", "pods");
+        let k = ObjKey::new(&gr, "default", "a");
+        let a = s.transact(|t| t.create(&k, pod("a")));
+        assert_eq!(a["metadata"]["resourceVersion"], "2");
+        let cm = Gr::new("", "configmaps");
+        s.transact(|t| t.create(&ObjKey::new(&cm, "default", "c"), pod("c")));
+        let b = s.transact(|t| t.update(&k, pod("a")));
+        assert_eq!(b["metadata"]["resourceVersion"], "4");
+        let (evs, rv) = s.events_after(&gr, None, 2).unwrap();
+        assert_eq!(rv, 4);
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].kind, EventType::Modified);
+        assert!(evs[0].prev.is_some());
+        let gone = s.transact(|t| t.remove(&k)).unwrap();
+        assert_eq!(gone["metadata"]["resourceVersion"], "5");
+        assert!(s.get(&gr, "default", "a").is_none());
+    }
+
+    #[test]
+    fn compaction_expires_old_resume_points() {
+        let s = Store::new(2);
+        let gr = Gr::new("", "pods");
+        for n in ["a", "b", "c", "d"] {
+            s.transact(|t| t.create(&ObjKey::new(&gr, "default", n), pod(n)));
+        }
+        // rvs 2..5; only 4 and 5 kept.
+        assert!(s.events_after(&gr, None, 2).is_err());
+        assert_eq!(s.events_after(&gr, None, 3).unwrap().0.len(), 2);
+    }
+
+    #[test]
+    fn list_is_scoped_by_namespace() {
+        let s = Store::new(10);
+        let gr = Gr::new("", "pods");
+        s.transact(|t| t.create(&ObjKey::new(&gr, "a", "x"), pod("x")));
+        s.transact(|t| t.create(&ObjKey::new(&gr, "b", "y"), pod("y")));
+        assert_eq!(s.list(&gr, Some("a")).0.len(), 1);
+        assert_eq!(s.list(&gr, None).0.len(), 2);
+        assert_eq!(s.list(&Gr::new("", "pod"), None).0.len(), 0);
+    }
+}

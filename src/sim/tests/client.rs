@@ -1,0 +1,507 @@
+//! kube-rs clients against the embedded server: CRUD, conflicts, status
+//! split, scale, binding, list paging and selectors, CRDs, discovery.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
+use kube::api::{Api, ListParams, PostParams};
+use kube::core::{DynamicObject, GroupVersionKind};
+use kube::discovery::{ApiResource, Discovery};
+use serde_json::json;
+
+use super::{cluster, raw};
+
+pub fn sts_json(name: &str, replicas: i32) -> serde_json::Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {
+            "replicas": replicas, "serviceName": name,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}
+        }
+    })
+}
+
+pub fn err_of(e: kube::Error) -> kube::core::Status {
+    match e {
+        kube::Error::Api(s) => *s,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn server_binds_loopback_and_serves_kube_client_crud() {
+    let c = cluster().await;
+    assert!(c.url().starts_with("http://127.0.0.1:"));
+    let client = c.client().await.unwrap();
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), "default");
+    let web: StatefulSet = serde_json::from_value(sts_json("web", 2)).unwrap();
+    let created = sets.create(&PostParams::default(), &web).await.unwrap();
+    let meta = &created.metadata;
+    assert_eq!(meta.generation, Some(1));
+    assert_eq!(meta.uid.as_ref().map(String::len), Some(36));
+    assert!(meta.creation_timestamp.is_some());
+    let again = err_of(sets.create(&PostParams::default(), &web).await.unwrap_err());
+    assert_eq!(again.code, 409);
+    assert_eq!(again.reason, "AlreadyExists");
+    assert_eq!(again.message, "statefulsets.apps \"web\" already exists");
+
+    // stale update -> 409 Conflict with upstream's message
+    let mut stale = created.clone();
+    let mut fresh = created.clone();
+    fresh.spec.replicas = Some(3);
+    let updated = sets
+        .replace("web", &PostParams::default(), &fresh)
+        .await
+        .unwrap();
+    assert_eq!(updated.metadata.generation, Some(2));
+    stale.spec.replicas = Some(4);
+    let e = err_of(
+        sets.replace("web", &PostParams::default(), &stale)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(e.code, 409);
+    assert_eq!(e.message, "Operation cannot be fulfilled on statefulsets.apps \"web\": the object has been modified; please apply your changes to the latest version and try again");
+
+    // status split: main endpoint ignores status, /status ignores the rest
+    let mut with_status = updated.clone();
+    with_status.status.as_mut().unwrap().replicas = 7;
+    let main = sets
+        .replace("web", &PostParams::default(), &with_status)
+        .await
+        .unwrap();
+    assert_eq!(main.status.as_ref().unwrap().replicas, 0);
+    let mut st = main.clone();
+    st.status.as_mut().unwrap().replicas = 3;
+    st.status.as_mut().unwrap().observed_generation = Some(2);
+    st.spec.replicas = Some(9);
+    let after = sets
+        .replace_status("web", &PostParams::default(), &st)
+        .await
+        .unwrap();
+    assert_eq!(after.status.as_ref().unwrap().replicas, 3);
+    assert_eq!(after.spec.replicas, Some(3));
+    assert_eq!(
+        after.metadata.generation,
+        Some(2),
+        "status writes do not bump generation"
+    );
+
+    // metadata-only change does not bump generation
+    let mut labeled = after.clone();
+    labeled
+        .metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("x".into(), "y".into());
+    let l = sets
+        .replace("web", &PostParams::default(), &labeled)
+        .await
+        .unwrap();
+    assert_eq!(l.metadata.generation, Some(2));
+
+    // scale subresource
+    let scale = sets.get_scale("web").await.unwrap();
+    assert_eq!(scale.spec.unwrap().replicas, Some(3));
+    assert_eq!(scale.status.unwrap().selector.as_deref(), Some("app=web"));
+    let pp = kube::api::PatchParams::default();
+    let patch = kube::api::Patch::Merge(json!({"spec": {"replicas": 5}}));
+    let s = sets.patch_scale("web", &pp, &patch).await.unwrap();
+    assert_eq!(s.spec.unwrap().replicas, Some(5));
+    assert_eq!(sets.get("web").await.unwrap().spec.replicas, Some(5));
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn missing_namespace_generate_name_and_not_found() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "nope");
+    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "a"}})).unwrap();
+    let e = err_of(cms.create(&PostParams::default(), &cm).await.unwrap_err());
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (404, "namespaces \"nope\" not found")
+    );
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let g: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"generateName": "gen-"}})).unwrap();
+    let made = cms.create(&PostParams::default(), &g).await.unwrap();
+    assert!(made.metadata.name.unwrap().starts_with("gen-"));
+    let e = err_of(cms.get("absent").await.unwrap_err());
+    assert_eq!(e.reason, "NotFound");
+    assert_eq!(e.message, "configmaps \"absent\" not found");
+    let nss: Api<Namespace> = Api::all(client);
+    let names: Vec<String> = nss
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .collect();
+    assert!(names.contains(&"default".to_string()) && names.contains(&"kube-system".to_string()));
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn list_paging_and_selectors() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    for i in 0..5 {
+        let tier = if i % 2 == 0 { "even" } else { "odd" };
+        let p: Pod = serde_json::from_value(json!({"metadata": {"name": format!("p{i}"), "labels": {"tier": tier}},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}], "nodeName": if i == 0 { "n1" } else { "" }}})).unwrap();
+        pods.create(&PostParams::default(), &p).await.unwrap();
+    }
+    let page = pods.list(&ListParams::default().limit(2)).await.unwrap();
+    assert_eq!(page.items.len(), 2);
+    assert_eq!(page.metadata.remaining_item_count, Some(3));
+    let token = page.metadata.continue_.clone().unwrap();
+    let page2 = pods
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap();
+    assert_eq!(page2.items[0].metadata.name.as_deref(), Some("p2"));
+    assert_eq!(
+        page2.metadata.resource_version,
+        page.metadata.resource_version
+    );
+    let sel = pods
+        .list(&ListParams::default().labels("tier in (odd),!missing"))
+        .await
+        .unwrap();
+    assert_eq!(sel.items.len(), 2);
+    let notin = pods
+        .list(&ListParams::default().labels("tier notin (odd)"))
+        .await
+        .unwrap();
+    assert_eq!(notin.items.len(), 3);
+    let f = pods
+        .list(&ListParams::default().fields("spec.nodeName=n1"))
+        .await
+        .unwrap();
+    assert_eq!(f.items.len(), 1);
+    let f = pods
+        .list(&ListParams::default().fields("metadata.name!=p1"))
+        .await
+        .unwrap();
+    assert_eq!(f.items.len(), 4);
+    let bad = raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/pods?fieldSelector=spec.bogus%3Dx",
+        None,
+        b"",
+        true,
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(
+        bad.json()["message"],
+        "field label not supported: spec.bogus"
+    );
+    // list items of built-in types carry no apiVersion/kind, as upstream
+    let l = raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/pods",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(l["kind"], "PodList");
+    assert!(l["items"][0].get("kind").is_none());
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn pod_binding_sets_node_and_condition() {
+    let c = cluster().await;
+    let pods = "/api/v1/namespaces/default/pods";
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
+    assert_eq!(
+        raw(
+            &c,
+            "POST",
+            pods,
+            Some("application/json"),
+            p.to_string().as_bytes(),
+            true
+        )
+        .await
+        .status,
+        201
+    );
+    let bind = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "b"}, "target": {"kind": "Node", "name": "n1"}});
+    let r = raw(
+        &c,
+        "POST",
+        &format!("{pods}/b/binding"),
+        Some("application/json"),
+        bind.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let got = raw(&c, "GET", &format!("{pods}/b"), None, b"", true)
+        .await
+        .json();
+    assert_eq!(got["spec"]["nodeName"], "n1");
+    assert!(got["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["type"] == "PodScheduled" && c["status"] == "True"));
+    let r = raw(
+        &c,
+        "POST",
+        &format!("{pods}/b/binding"),
+        Some("application/json"),
+        bind.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 409);
+    assert_eq!(r.json()["message"], "Operation cannot be fulfilled on pods/binding \"b\": pod b is already assigned to node \"n1\"");
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn crds_are_served_generically_and_discovered() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": ["wd"]},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"}}}]}});
+    let r = raw(
+        &c,
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        Some("application/json"),
+        crd.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.json()["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["type"] == "Established"));
+    let discovery = Discovery::new(client.clone()).run().await.unwrap();
+    assert!(discovery.has_group("example.com"));
+    let gvk = GroupVersionKind::gvk("example.com", "v1", "Widget");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "widgets");
+    let widgets: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &ar);
+    let w: DynamicObject = serde_json::from_value(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 2}, "status": {"size": 9}})).unwrap();
+    let made = widgets.create(&PostParams::default(), &w).await.unwrap();
+    assert!(
+        made.data.get("status").is_none(),
+        "status is dropped on create with a status subresource"
+    );
+    assert_eq!(made.metadata.generation, Some(1));
+    let l = raw(
+        &c,
+        "GET",
+        "/apis/example.com/v1/namespaces/default/widgets",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(l["kind"], "WidgetList");
+    assert_eq!(l["items"][0]["kind"], "Widget");
+    let sm = raw(
+        &c,
+        "PATCH",
+        "/apis/example.com/v1/namespaces/default/widgets/w1",
+        Some("application/strategic-merge-patch+json"),
+        b"{}",
+        true,
+    )
+    .await;
+    assert_eq!(sm.status, 415);
+    let s = raw(
+        &c,
+        "GET",
+        "/apis/example.com/v1/namespaces/default/widgets/w1/scale",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(s["spec"]["replicas"], 2);
+    // deleting the CRD removes its objects
+    let d = raw(
+        &c,
+        "DELETE",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com",
+        None,
+        b"",
+        true,
+    )
+    .await;
+    assert_eq!(d.status, 200);
+    let gone = raw(
+        &c,
+        "GET",
+        "/apis/example.com/v1/namespaces/default/widgets",
+        None,
+        b"",
+        true,
+    )
+    .await;
+    assert_eq!(gone.status, 404);
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn discovery_and_version() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let v = client.apiserver_version().await.unwrap();
+    assert_eq!(v.git_version, "v1.37.0");
+    let d = Discovery::new(client).run().await.unwrap();
+    let (ar, caps) = d
+        .resolve_gvk(&GroupVersionKind::gvk("apps", "v1", "StatefulSet"))
+        .unwrap();
+    assert_eq!(ar.plural, "statefulsets");
+    assert!(caps.subresources.iter().any(|(s, _)| s.plural == "scale"
+        || s.plural == "statefulsets/scale"
+        || s.plural.ends_with("scale")));
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn events_share_storage_across_both_apis() {
+    let c = cluster().await;
+    let ev = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e1"},
+        "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "statefulset-controller", "reportingInstance": "x",
+        "action": "Create", "reason": "SuccessfulCreate", "type": "Normal", "note": "create Pod web-0 in StatefulSet web successful",
+        "regarding": {"kind": "StatefulSet", "name": "web", "namespace": "default"}});
+    let r = raw(
+        &c,
+        "POST",
+        "/apis/events.k8s.io/v1/namespaces/default/events",
+        Some("application/json"),
+        ev.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        r.json()["note"],
+        "create Pod web-0 in StatefulSet web successful"
+    );
+    let core = raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(
+        core["items"][0]["message"],
+        "create Pod web-0 in StatefulSet web successful"
+    );
+    assert_eq!(core["items"][0]["involvedObject"]["kind"], "StatefulSet");
+    let v1 = raw(
+        &c,
+        "GET",
+        "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dweb",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(v1["items"][0]["regarding"]["name"], "web");
+    let p = raw(
+        &c,
+        "PATCH",
+        "/apis/events.k8s.io/v1/namespaces/default/events/e1",
+        Some("application/merge-patch+json"),
+        br#"{"note":"changed"}"#,
+        true,
+    )
+    .await;
+    assert_eq!(p.json()["note"], "changed");
+    let got = raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/events/e1",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert_eq!(got["message"], "changed");
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn delete_collection_honours_selectors() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client, "default");
+    for (n, l) in [("a", "x"), ("b", "x"), ("c", "y")] {
+        let cm: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": n, "labels": {"l": l}}})).unwrap();
+        cms.create(&PostParams::default(), &cm).await.unwrap();
+    }
+    let out = cms
+        .delete_collection(&Default::default(), &ListParams::default().labels("l=x"))
+        .await
+        .unwrap();
+    let deleted = out.left().unwrap();
+    assert_eq!(deleted.items.len(), 2);
+    let left: Vec<String> = cms
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|c| c.metadata.name)
+        .collect();
+    assert_eq!(left, vec!["c"]);
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn kube_client_from_the_written_kubeconfig_works() {
+    let c = cluster().await;
+    let kc = kube::config::Kubeconfig::from_yaml(&c.kubeconfig_yaml()).unwrap();
+    assert_eq!(kc.current_context.as_deref(), Some("kepspec-embedded"));
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(cfg).unwrap();
+    let nss: Api<Namespace> = Api::all(client.clone());
+    assert!(nss.get("default").await.is_ok());
+    let cms: Api<ConfigMap> = Api::default_namespaced(client);
+    let cm: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "via-kubeconfig"}})).unwrap();
+    let made = cms.create(&PostParams::default(), &cm).await.unwrap();
+    assert_eq!(made.metadata.namespace.as_deref(), Some("default"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
+    c.write_kubeconfig(&path).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), c.kubeconfig_yaml());
+    c.shutdown().await;
+}

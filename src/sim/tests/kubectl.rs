@@ -1,0 +1,235 @@
+//! kubectl (the installed binary) against the embedded server.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+use super::super::EmbeddedCluster;
+use super::{cluster, raw};
+
+const MANIFEST: &str = r#"apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  clusterIP: None
+  selector:
+    app: web
+  ports:
+  - port: 80
+    name: http
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  serviceName: web
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: app
+        image: registry.k8s.io/pause:3.10
+"#;
+
+fn kubectl_path() -> Option<PathBuf> {
+    let p = PathBuf::from("/usr/bin/kubectl");
+    if p.exists() {
+        return Some(p);
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("kubectl"))
+            .find(|p| p.exists())
+    })
+}
+
+struct Kubectl {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Kubectl {
+    fn new(c: &EmbeddedCluster) -> Option<Self> {
+        let Some(bin) = kubectl_path() else {
+            println!("skipped: kubectl is not installed");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        c.write_kubeconfig(&dir.path().join("config")).unwrap();
+        Some(Kubectl { bin, dir })
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        cmd.env("KUBECONFIG", self.dir.path().join("config"))
+            .env("HOME", self.dir.path())
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    async fn run(&self, args: &[&str]) -> String {
+        let out = tokio::time::timeout(Duration::from_secs(30), self.cmd(args).output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed:\n{stdout}\n{stderr}"
+        );
+        stdout
+    }
+
+    fn manifest(&self) -> String {
+        let p: &Path = &self.dir.path().join("web.yaml");
+        std::fs::write(p, MANIFEST).unwrap();
+        p.display().to_string()
+    }
+}
+
+#[tokio::test]
+async fn kubectl_apply_get_watch_scale_describe_delete() {
+    let c = cluster().await;
+    let Some(k) = Kubectl::new(&c) else {
+        return;
+    };
+    let m = k.manifest();
+    let out = k.run(&["apply", "-f", &m]).await;
+    assert!(
+        out.contains("service/web created") && out.contains("statefulset.apps/web created"),
+        "{out}"
+    );
+    let out = k.run(&["apply", "-f", &m]).await;
+    assert!(out.contains("statefulset.apps/web unchanged"), "{out}");
+    let out = k.run(&["get", "sts"]).await;
+    assert!(
+        out.starts_with("NAME") && out.contains("READY") && out.contains("web    0/2"),
+        "{out}"
+    );
+
+    // get -w streams the scale change
+    let mut watch = k
+        .cmd(&["get", "sts", "web", "-w", "--request-timeout=20s"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
+    let header = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(header.starts_with("NAME"), "{header}");
+    let first = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(first.contains("0/2"), "{first}");
+    let out = k.run(&["scale", "sts", "web", "--replicas=3"]).await;
+    assert!(out.contains("statefulset.apps/web scaled"), "{out}");
+    let next = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(next.contains("0/3"), "{next}");
+    let _ = watch.kill().await;
+
+    let out = k.run(&["describe", "sts", "web"]).await;
+    assert!(out.contains("Name:               web"), "{out}");
+    assert!(out.contains("Replicas:           3 desired"), "{out}");
+    assert!(out.contains("Update Strategy:    RollingUpdate"), "{out}");
+
+    // rollout restart stamps the template; rollout status reads the status as served
+    k.run(&["rollout", "restart", "sts", "web"]).await;
+    let sts = raw(
+        &c,
+        "GET",
+        "/apis/apps/v1/namespaces/default/statefulsets/web",
+        None,
+        b"",
+        true,
+    )
+    .await
+    .json();
+    assert!(sts["spec"]["template"]["metadata"]["annotations"]
+        ["kubectl.kubernetes.io/restartedAt"]
+        .is_string());
+    let generation = sts["metadata"]["generation"].clone();
+    let status = json!({"status": {"observedGeneration": generation, "replicas": 3, "readyReplicas": 3, "currentReplicas": 3,
+        "updatedReplicas": 3, "availableReplicas": 3, "currentRevision": "web-abc", "updateRevision": "web-abc"}});
+    let r = raw(
+        &c,
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/statefulsets/web/status",
+        Some("application/merge-patch+json"),
+        status.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let out = k
+        .run(&["rollout", "status", "sts", "web", "--timeout=10s"])
+        .await;
+    // partition defaults to 0, so kubectl reports a partitioned roll out, as against a real cluster
+    assert!(
+        out.contains("partitioned roll out complete: 3 new pods have been updated"),
+        "{out}"
+    );
+
+    // delete cascades to owned pods
+    let uid = sts["metadata"]["uid"].as_str().unwrap();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "labels": {"app": "web"},
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web", "uid": uid, "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]}});
+    let r = raw(
+        &c,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        Some("application/json"),
+        pod.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 201);
+    let out = k.run(&["get", "pods"]).await;
+    assert!(out.contains("web-0") && out.contains("Pending"), "{out}");
+    let out = k
+        .run(&["delete", "sts", "web", "--cascade=foreground"])
+        .await;
+    assert!(out.contains("statefulset.apps \"web\" deleted"), "{out}");
+    let out = k.run(&["get", "sts,pods", "--ignore-not-found"]).await;
+    assert!(!out.contains("web"), "{out}");
+    c.shutdown().await;
+}
+
+/// Serves a cluster for manual exploration when `KEPSPEC_SERVE_KUBECONFIG` names a path.
+#[tokio::test]
+#[ignore]
+async fn serve_for_manual_use() {
+    let Ok(path) = std::env::var("KEPSPEC_SERVE_KUBECONFIG") else {
+        return;
+    };
+    let c = cluster().await;
+    c.write_kubeconfig(std::path::Path::new(&path)).unwrap();
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    c.shutdown().await;
+}

@@ -1,0 +1,159 @@
+//! Each patch type over HTTP, plus server-side apply.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+use super::client::{err_of, sts_json};
+use super::{cluster, raw};
+
+async fn setup() -> (super::super::EmbeddedCluster, Api<StatefulSet>) {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let sets: Api<StatefulSet> = Api::namespaced(client, "default");
+    let web: StatefulSet = serde_json::from_value(sts_json("web", 2)).unwrap();
+    sets.create(&PostParams::default(), &web).await.unwrap();
+    (c, sets)
+}
+
+#[tokio::test]
+async fn json_patch_applies_and_test_failure_is_rejected() {
+    let (c, sets) = setup().await;
+    let pp = PatchParams::default();
+    let ok: Patch<json_patch::Patch> = Patch::Json(
+        serde_json::from_value(json!([
+            {"op": "test", "path": "/spec/replicas", "value": 2},
+            {"op": "replace", "path": "/spec/replicas", "value": 4}
+        ]))
+        .unwrap(),
+    );
+    let s = sets.patch("web", &pp, &ok).await.unwrap();
+    assert_eq!(s.spec.replicas, Some(4));
+    assert_eq!(s.metadata.generation, Some(2));
+    let bad: Patch<json_patch::Patch> = Patch::Json(
+        serde_json::from_value(json!([
+            {"op": "test", "path": "/spec/replicas", "value": 2}
+        ]))
+        .unwrap(),
+    );
+    let e = err_of(sets.patch("web", &pp, &bad).await.unwrap_err());
+    assert_eq!(e.code, 422);
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn merge_patch_with_stale_resource_version_conflicts() {
+    let (c, sets) = setup().await;
+    let pp = PatchParams::default();
+    let s = sets
+        .patch(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"metadata": {"annotations": {"a": "b"}}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(s.metadata.annotations.unwrap()["a"], "b");
+    assert_eq!(
+        s.metadata.generation,
+        Some(1),
+        "metadata changes do not bump generation"
+    );
+    let stale = json!({"metadata": {"resourceVersion": "2"}, "spec": {"replicas": 9}});
+    let e = err_of(
+        sets.patch("web", &pp, &Patch::Merge(stale))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(e.code, 409);
+    assert_eq!(e.reason, "Conflict");
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn strategic_merge_patch_merges_containers_by_name() {
+    let (c, sets) = setup().await;
+    let pp = PatchParams::default();
+    let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "side", "image": "busybox:1.36"}]}}}});
+    let s = sets
+        .patch("web", &pp, &Patch::Strategic(patch))
+        .await
+        .unwrap();
+    let names: Vec<String> = s
+        .spec
+        .template
+        .spec
+        .unwrap()
+        .containers
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, vec!["c", "side"]);
+    let restart = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"}}}}});
+    let s = sets
+        .patch("web", &pp, &Patch::Strategic(restart))
+        .await
+        .unwrap();
+    assert_eq!(s.metadata.generation, Some(3));
+    let del = json!({"spec": {"template": {"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}}});
+    let s = sets
+        .patch("web", &pp, &Patch::Strategic(del))
+        .await
+        .unwrap();
+    assert_eq!(s.spec.template.spec.unwrap().containers.len(), 1);
+    // status subresource patch only touches status
+    let st = json!({"status": {"replicas": 2, "readyReplicas": 1}, "spec": {"replicas": 100}});
+    let s = sets
+        .patch_status("web", &pp, &Patch::Merge(st))
+        .await
+        .unwrap();
+    assert_eq!(s.status.unwrap().ready_replicas, Some(1));
+    assert_eq!(s.spec.replicas, Some(2));
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn server_side_apply_creates_then_merges() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    let pp = PatchParams::apply("kepspec-test").force();
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ap", "labels": {"a": "1"}},
+        "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
+    let made = pods.patch("ap", &pp, &Patch::Apply(p)).await.unwrap();
+    assert_eq!(made.metadata.labels.unwrap()["a"], "1");
+    let again = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ap", "labels": {"b": "2"}}});
+    let merged = pods.patch("ap", &pp, &Patch::Apply(again)).await.unwrap();
+    let labels = merged.metadata.labels.unwrap();
+    assert_eq!(
+        (
+            labels.get("a").map(String::as_str),
+            labels.get("b").map(String::as_str)
+        ),
+        (Some("1"), Some("2"))
+    );
+    // apply without fieldManager is a 400
+    let r = raw(
+        &c,
+        "PATCH",
+        "/api/v1/namespaces/default/pods/ap",
+        Some("application/apply-patch+yaml"),
+        b"metadata:\n  labels:\n    c: '3'\n",
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    let r = raw(
+        &c,
+        "PATCH",
+        "/api/v1/namespaces/default/pods/ap?fieldManager=m",
+        Some("application/apply-patch+yaml"),
+        b"metadata:\n  labels:\n    c: '3'\n",
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["metadata"]["labels"]["c"], "3");
+    c.shutdown().await;
+}
