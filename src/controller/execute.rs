@@ -1,0 +1,349 @@
+//! Performs a [`Plan`]'s actions against the API server, in order, and
+//! records the events upstream records for each of them. Decides nothing.
+
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
+use kube::core::DynamicObject;
+use kube::discovery::ApiResource;
+use kube::Client;
+use serde_json::json;
+
+use super::events::{self, EventType, Regarding};
+use super::plan::{Action, Plan};
+
+/// Where the actions of one set's plan go.
+pub struct Target<'a> {
+    /// The client.
+    pub client: &'a Client,
+    /// The set's resource (apps/v1 statefulsets, or a vendor's).
+    pub resource: &'a ApiResource,
+    /// The set, for events and status.
+    pub regarding: Regarding,
+}
+
+/// The resourceVersions a sync's writes produced, per kind: the caches must
+/// have seen at least these before the set is synced again.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    /// Newest pod write.
+    pub pods: u64,
+    /// Newest write of the set (its status).
+    pub sets: u64,
+    /// Newest ControllerRevision write.
+    pub revisions: u64,
+}
+
+/// What performing a plan did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Number of writes issued (creates, deletes, updates, status), for the
+    /// API-efficiency measurements.
+    pub writes: usize,
+    /// What the caches must catch up with.
+    pub freshness: Freshness,
+}
+
+fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
+    meta.resource_version
+        .as_deref()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A failed action: which one and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{action}: {source}")]
+pub struct ActionError {
+    /// The action in words (`create Pod web-0`).
+    pub action: String,
+    /// The API error.
+    #[source]
+    pub source: kube::Error,
+}
+
+fn is_not_found(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 404)
+}
+
+fn is_already_exists(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 409 && s.reason == "AlreadyExists")
+}
+
+/// Performs every action of the plan in order, stopping at the first failure
+/// (the loop requeues the set with backoff), then writes the status if it
+/// differs from the observed one.
+pub async fn perform(
+    target: &Target<'_>,
+    plan: &Plan,
+    observed_status: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
+) -> Result<Outcome, ActionError> {
+    let mut outcome = Outcome::default();
+    for action in &plan.actions {
+        perform_one(target, action, &mut outcome).await?;
+    }
+    if super::status::needs_update(observed_status, &plan.status) {
+        let desired = serde_json::to_value(&plan.status).unwrap_or(serde_json::Value::Null);
+        let written = write_status(target, &desired).await?;
+        outcome.freshness.sets = outcome.freshness.sets.max(written);
+        outcome.writes += 1;
+    }
+    Ok(outcome)
+}
+
+async fn write_status(target: &Target<'_>, status: &serde_json::Value) -> Result<u64, ActionError> {
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        target.client.clone(),
+        &target.regarding.namespace,
+        target.resource,
+    );
+    // A merge patch of the whole status: lists (conditions) are replaced whole,
+    // fields the controller does not own are kept.
+    let patch = json!({ "status": status });
+    api.patch_status(
+        &target.regarding.name,
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map(|set| rv(&set.metadata))
+    .map_err(|source| ActionError {
+        action: format!("update status of {}", target.regarding.name),
+        source,
+    })
+}
+
+async fn perform_one(
+    target: &Target<'_>,
+    action: &Action,
+    outcome: &mut Outcome,
+) -> Result<(), ActionError> {
+    let ns = &target.regarding.namespace;
+    let client = target.client.clone();
+    let set_kind = target.regarding.kind.as_str();
+    let set = target.regarding.name.as_str();
+    match action {
+        Action::CreateRevision(rev) => {
+            let api: Api<ControllerRevision> = Api::namespaced(client, ns);
+            outcome.writes += 1;
+            match api.create(&PostParams::default(), rev).await {
+                Ok(created) => {
+                    outcome.freshness.revisions =
+                        outcome.freshness.revisions.max(rv(&created.metadata));
+                    Ok(())
+                }
+                // Created by an earlier sync whose result we have not seen yet.
+                Err(e) if is_already_exists(&e) => Ok(()),
+                Err(source) => Err(ActionError {
+                    action: format!("create ControllerRevision {}", name_of(rev)),
+                    source,
+                }),
+            }
+        }
+        Action::UpdateRevisionNumber { name, revision } => {
+            let api: Api<ControllerRevision> = Api::namespaced(client, ns);
+            outcome.writes += 1;
+            api.patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({ "revision": revision })),
+            )
+            .await
+            .map(|updated| {
+                outcome.freshness.revisions = outcome.freshness.revisions.max(rv(&updated.metadata))
+            })
+            .map_err(|source| ActionError {
+                action: format!("update ControllerRevision {name}"),
+                source,
+            })
+        }
+        Action::DeleteRevision { name } => {
+            let api: Api<ControllerRevision> = Api::namespaced(client, ns);
+            outcome.writes += 1;
+            match api.delete(name, &DeleteParams::default()).await {
+                Ok(_) => Ok(()),
+                Err(e) if is_not_found(&e) => Ok(()),
+                Err(source) => Err(ActionError {
+                    action: format!("delete ControllerRevision {name}"),
+                    source,
+                }),
+            }
+        }
+        Action::CreateClaim { claim, pod } => {
+            let api: Api<PersistentVolumeClaim> = Api::namespaced(client, ns);
+            let claim_name = claim.metadata.name.clone().unwrap_or_default();
+            outcome.writes += 1;
+            match api.create(&PostParams::default(), claim).await {
+                Ok(_) => {
+                    let msg = events::claim_message(&claim_name, pod, set_kind, set, None);
+                    events::record(
+                        target.client,
+                        &target.regarding,
+                        EventType::Normal,
+                        "SuccessfulCreate",
+                        &msg,
+                    )
+                    .await;
+                    Ok(())
+                }
+                Err(e) if is_already_exists(&e) => Ok(()),
+                Err(source) => {
+                    let msg = events::claim_message(
+                        &claim_name,
+                        pod,
+                        set_kind,
+                        set,
+                        Some(&source.to_string()),
+                    );
+                    events::record(
+                        target.client,
+                        &target.regarding,
+                        EventType::Warning,
+                        "FailedCreate",
+                        &msg,
+                    )
+                    .await;
+                    Err(ActionError {
+                        action: format!("create Claim {claim_name}"),
+                        source,
+                    })
+                }
+            }
+        }
+        Action::UpdateClaim(claim) => {
+            let api: Api<PersistentVolumeClaim> = Api::namespaced(client, ns);
+            let name = claim.metadata.name.clone().unwrap_or_default();
+            outcome.writes += 1;
+            let result = api.replace(&name, &PostParams::default(), claim).await;
+            pod_or_claim_event(target, "update", "Claim", &name, result.as_ref().err()).await;
+            result.map(|_| ()).map_err(|source| ActionError {
+                action: format!("update Claim {name}"),
+                source,
+            })
+        }
+        Action::CreatePod(pod) => {
+            let api: Api<Pod> = Api::namespaced(client, ns);
+            let name = pod.metadata.name.clone().unwrap_or_default();
+            outcome.writes += 1;
+            match api.create(&PostParams::default(), pod).await {
+                // Already there: our view was behind; the next sync sees it.
+                Err(e) if is_already_exists(&e) => Ok(()),
+                result => {
+                    pod_or_claim_event(target, "create", "Pod", &name, result.as_ref().err()).await;
+                    result
+                        .map(|created| {
+                            outcome.freshness.pods =
+                                outcome.freshness.pods.max(rv(&created.metadata))
+                        })
+                        .map_err(|source| ActionError {
+                            action: format!("create Pod {name}"),
+                            source,
+                        })
+                }
+            }
+        }
+        Action::UpdatePod(pod) => {
+            let api: Api<Pod> = Api::namespaced(client, ns);
+            let name = pod.metadata.name.clone().unwrap_or_default();
+            outcome.writes += 1;
+            let result = api.replace(&name, &PostParams::default(), pod).await;
+            pod_or_claim_event(target, "update", "Pod", &name, result.as_ref().err()).await;
+            result
+                .map(|updated| {
+                    outcome.freshness.pods = outcome.freshness.pods.max(rv(&updated.metadata))
+                })
+                .map_err(|source| ActionError {
+                    action: format!("update Pod {name}"),
+                    source,
+                })
+        }
+        Action::DeletePod { name, uid, .. } => {
+            let api: Api<Pod> = Api::namespaced(client, ns);
+            // The uid precondition makes a retried delete after a restart safe:
+            // it can never hit a newer pod that took the same name.
+            let params = DeleteParams {
+                preconditions: Some(Preconditions {
+                    uid: Some(uid.clone()),
+                    resource_version: None,
+                }),
+                ..DeleteParams::default()
+            };
+            outcome.writes += 1;
+            match api.delete(name, &params).await {
+                Err(e) if is_not_found(&e) => Ok(()),
+                result => {
+                    pod_or_claim_event(target, "delete", "Pod", name, result.as_ref().err()).await;
+                    result
+                        .map(|deleted| {
+                            // A graceful delete returns the pod, now terminating; an
+                            // immediate one returns a Status and the watch brings the
+                            // Deleted event at a version we cannot know here.
+                            if let either::Either::Left(pod) = deleted {
+                                outcome.freshness.pods =
+                                    outcome.freshness.pods.max(rv(&pod.metadata));
+                            }
+                        })
+                        .map_err(|source| ActionError {
+                            action: format!("delete Pod {name}"),
+                            source,
+                        })
+                }
+            }
+        }
+        Action::Event(spec) => {
+            let type_ = if spec.type_ == super::plan::EventType::Warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            };
+            events::record(
+                target.client,
+                &target.regarding,
+                type_,
+                &spec.reason,
+                &spec.message,
+            )
+            .await;
+            Ok(())
+        }
+    }
+}
+
+async fn pod_or_claim_event(
+    target: &Target<'_>,
+    verb: &str,
+    kind: &str,
+    name: &str,
+    err: Option<&kube::Error>,
+) {
+    let set_kind = target.regarding.kind.as_str();
+    let set = target.regarding.name.as_str();
+    match err {
+        None => {
+            let msg = events::success_message(verb, kind, name, set_kind, set);
+            events::record(
+                target.client,
+                &target.regarding,
+                EventType::Normal,
+                &events::reason(verb, true),
+                &msg,
+            )
+            .await;
+        }
+        Some(e) => {
+            let msg = events::failure_message(verb, kind, name, set_kind, set, &e.to_string());
+            events::record(
+                target.client,
+                &target.regarding,
+                EventType::Warning,
+                &events::reason(verb, false),
+                &msg,
+            )
+            .await;
+        }
+    }
+}
+
+fn name_of(rev: &ControllerRevision) -> String {
+    rev.metadata.name.clone().unwrap_or_default()
+}

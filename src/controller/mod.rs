@@ -1,0 +1,19 @@
+//! The bundled StatefulSet controller.
+//!
+//! Split as upstream splits it: [`plan`] decides (pure: observed state in,
+//! actions and status out, named after the KEP phases), [`execute`] acts
+//! (API calls and events), [`run`] keeps the loop (watches, work queue,
+//! requeues, feature gates).
+
+pub mod events;
+pub mod execute;
+pub mod leader;
+pub mod metrics;
+pub mod plan;
+pub mod pods;
+pub mod revision;
+pub mod run;
+pub mod status;
+
+pub use plan::{ControllerGates, Observed, Plan};
+pub use run::{run, ControllerOptions};

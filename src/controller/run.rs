@@ -1,0 +1,377 @@
+//! The controller loop: reflectors over sets, pods, claims and revisions feed
+//! one work queue of set keys; each sync reads the caches, asks
+//! [`plan`](super::plan::plan) what to do and hands the answer to
+//! [`execute`](super::execute).
+//!
+//! A sync never acts on a cache older than its own last write (the rule
+//! upstream adopted with KEP-5647): after writing, the set waits until the
+//! watch of each kind it wrote has caught up with the resourceVersions the
+//! API server returned, so a pod deleted a moment ago is never deleted twice
+//! and an event is never recorded twice for one transition.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{future, stream, Stream, StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use kube::api::Api;
+use kube::core::DynamicObject;
+use kube::discovery::ApiResource;
+use kube::runtime::controller::{self, Action as Requeue};
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Client, Resource, ResourceExt};
+use tokio_util::sync::CancellationToken;
+
+use super::events::{self, EventType, Regarding};
+use super::execute::{self, Freshness, Target};
+use super::metrics::Metrics;
+use super::plan::{self, ControllerGates, Observed};
+
+/// How the controller runs.
+#[derive(Clone, Debug)]
+pub struct ControllerOptions {
+    /// Controller-side feature gates.
+    pub gates: ControllerGates,
+    /// Reconcile only this namespace (None: all namespaces).
+    pub namespace: Option<String>,
+    /// The set resource: apps/v1 StatefulSet, or a vendor's look-alike.
+    pub resource: ApiResource,
+    /// Syncs running at once.
+    pub concurrency: u16,
+    /// Where the loop reports what it did.
+    pub metrics: Metrics,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> Self {
+        Self {
+            gates: ControllerGates::default(),
+            namespace: None,
+            resource: ApiResource::erase::<StatefulSet>(&()),
+            concurrency: 4,
+            metrics: Metrics::default(),
+        }
+    }
+}
+
+/// The newest resourceVersion each watch has delivered.
+#[derive(Debug, Default)]
+struct Seen {
+    sets: AtomicU64,
+    pods: AtomicU64,
+    revisions: AtomicU64,
+}
+
+struct Context {
+    client: Client,
+    opts: ControllerOptions,
+    pods: Store<Pod>,
+    claims: Store<PersistentVolumeClaim>,
+    revisions: Store<ControllerRevision>,
+    seen: Seen,
+    /// Per set key: what the caches must have seen before the next sync.
+    expected: Mutex<HashMap<String, Freshness>>,
+}
+
+/// Why a sync failed (the loop retries it with backoff).
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// An action failed.
+    #[error(transparent)]
+    Action(#[from] execute::ActionError),
+    /// The set could not be read as a StatefulSet.
+    #[error("cannot read {0} as a StatefulSet: {1}")]
+    Decode(String, serde_json::Error),
+}
+
+fn rv_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
+    meta.resource_version
+        .as_deref()
+        .and_then(|rv| rv.parse().ok())
+        .unwrap_or(0)
+}
+
+fn namespaced<K>(client: &Client, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    }
+}
+
+type Queue = std::pin::Pin<
+    Box<dyn Stream<Item = Result<Option<ObjectRef<DynamicObject>>, watcher::Error>> + Send>,
+>;
+
+/// Queue entries for the set that controls an object, if any.
+fn owner_stream<K>(
+    writer: reflector::store::Writer<K>,
+    api: Api<K>,
+    ar: ApiResource,
+    seen: impl Fn(u64) + Send + 'static,
+) -> Queue
+where
+    K: Resource<DynamicType = ()>
+        + Clone
+        + std::fmt::Debug
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
+{
+    reflector::reflector(writer, watcher(api, watcher::Config::default()))
+        .default_backoff()
+        .touched_objects()
+        .map_ok(move |obj: K| {
+            seen(rv_of(obj.meta()));
+            let ns = obj.namespace().unwrap_or_default();
+            obj.owner_references()
+                .iter()
+                .find(|r| {
+                    r.controller == Some(true)
+                        && r.kind == ar.kind
+                        && r.api_version == ar.api_version
+                })
+                .map(|r| ObjectRef::new_with(&r.name, ar.clone()).within(&ns))
+        })
+        .boxed()
+}
+
+/// Runs the controller until `cancel` fires.
+pub async fn run(
+    client: Client,
+    opts: ControllerOptions,
+    cancel: CancellationToken,
+) -> anyhow::Result<()> {
+    let ns = opts.namespace.clone();
+    let ar = opts.resource.clone();
+    let sets_api: Api<DynamicObject> = match &ns {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
+    };
+
+    let sets_writer = reflector::store::Writer::<DynamicObject>::new(ar.clone());
+    let sets = sets_writer.as_reader();
+    let (pods, pods_writer) = reflector::store::<Pod>();
+    let (claims, claims_writer) = reflector::store::<PersistentVolumeClaim>();
+    let (revisions, revisions_writer) = reflector::store::<ControllerRevision>();
+    let ctx = Arc::new(Context {
+        client: client.clone(),
+        opts: opts.clone(),
+        pods,
+        claims,
+        revisions,
+        seen: Seen::default(),
+        expected: Mutex::new(HashMap::new()),
+    });
+
+    let set_ar = ar.clone();
+    let ctx_sets = ctx.clone();
+    let set_queue: Queue =
+        reflector::reflector(sets_writer, watcher(sets_api, watcher::Config::default()))
+            .default_backoff()
+            .touched_objects()
+            .map_ok(move |o| {
+                ctx_sets
+                    .seen
+                    .sets
+                    .fetch_max(rv_of(&o.metadata), Ordering::SeqCst);
+                Some(ObjectRef::from_obj_with(&o, set_ar.clone()))
+            })
+            .boxed();
+    let ctx_pods = ctx.clone();
+    let pod_queue = owner_stream(
+        pods_writer,
+        namespaced(&client, ns.as_deref()),
+        ar.clone(),
+        move |rv| {
+            ctx_pods.seen.pods.fetch_max(rv, Ordering::SeqCst);
+        },
+    );
+    let ctx_revs = ctx.clone();
+    let revision_queue = owner_stream(
+        revisions_writer,
+        namespaced(&client, ns.as_deref()),
+        ar.clone(),
+        move |rv| {
+            ctx_revs.seen.revisions.fetch_max(rv, Ordering::SeqCst);
+        },
+    );
+    // Claims never trigger a sync; their cache only has to be filled.
+    let claim_queue: Queue = reflector::reflector(
+        claims_writer,
+        watcher(
+            namespaced(&client, ns.as_deref()),
+            watcher::Config::default(),
+        ),
+    )
+    .default_backoff()
+    .touched_objects()
+    .map_ok(|_: PersistentVolumeClaim| None)
+    .boxed();
+
+    let queue = stream::select_all(vec![set_queue, pod_queue, revision_queue, claim_queue])
+        .try_filter_map(|r| future::ready(Ok(r)));
+    let config = controller::Config::default().concurrency(opts.concurrency);
+    let applier = controller::applier(
+        |set, ctx| Box::pin(sync(set, ctx)),
+        error_policy,
+        ctx.clone(),
+        sets,
+        queue,
+        config,
+    )
+    .for_each(|result| {
+        if let Err(err) = result {
+            tracing::debug!(%err, "reconcile");
+        }
+        future::ready(())
+    });
+    tokio::select! {
+        _ = cancel.cancelled() => {}
+        _ = applier => {}
+    }
+    Ok(())
+}
+
+fn error_policy(_set: Arc<DynamicObject>, err: &SyncError, _ctx: Arc<Context>) -> Requeue {
+    tracing::info!(%err, "sync failed, retrying");
+    Requeue::requeue(Duration::from_millis(250))
+}
+
+fn key_of(set: &DynamicObject) -> String {
+    format!("{}/{}", set.namespace().unwrap_or_default(), set.name_any())
+}
+
+/// Whether every cache has caught up with what the last sync of this set wrote.
+fn caches_fresh(ctx: &Context, key: &str) -> bool {
+    let expected = ctx
+        .expected
+        .lock()
+        .map(|m| m.get(key).copied())
+        .unwrap_or_default();
+    match expected {
+        None => true,
+        Some(f) => {
+            ctx.seen.pods.load(Ordering::SeqCst) >= f.pods
+                && ctx.seen.sets.load(Ordering::SeqCst) >= f.sets
+                && ctx.seen.revisions.load(Ordering::SeqCst) >= f.revisions
+        }
+    }
+}
+
+async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, SyncError> {
+    // Never decide on an empty cache: a pod missing from it would look gone.
+    ctx.pods.wait_until_ready().await.ok();
+    ctx.claims.wait_until_ready().await.ok();
+    ctx.revisions.wait_until_ready().await.ok();
+
+    let key = key_of(&set);
+    if set.metadata.deletion_timestamp.is_some() {
+        return Ok(Requeue::await_change());
+    }
+    if !caches_fresh(&ctx, &key) {
+        ctx.opts.metrics.stale_skip();
+        // The watch event that brings the cache up to date queues the set again;
+        // the timer is only a safety net.
+        return Ok(Requeue::requeue(Duration::from_secs(1)));
+    }
+    let started = std::time::Instant::now();
+    let result = sync_fresh(&set, &ctx, &key).await;
+    ctx.opts
+        .metrics
+        .reconciled(started.elapsed(), result.is_err());
+    result
+}
+
+async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Requeue, SyncError> {
+    let key = key.to_string();
+
+    let raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
+    let typed: StatefulSet =
+        serde_json::from_value(raw.clone()).map_err(|e| SyncError::Decode(key.clone(), e))?;
+    let ns = set.namespace().unwrap_or_default();
+    let uid = set.uid().unwrap_or_default();
+    let owned_by_set =
+        |refs: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference]| {
+            refs.iter()
+                .any(|r| r.controller == Some(true) && r.uid == uid)
+        };
+    let pods: Vec<Pod> = ctx
+        .pods
+        .state()
+        .iter()
+        .filter(|p| {
+            p.namespace().as_deref() == Some(ns.as_str()) && owned_by_set(p.owner_references())
+        })
+        .map(|p| p.as_ref().clone())
+        .collect();
+    let claims: Vec<PersistentVolumeClaim> = ctx
+        .claims
+        .state()
+        .iter()
+        .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
+        .map(|c| c.as_ref().clone())
+        .collect();
+    let revisions: Vec<ControllerRevision> = ctx
+        .revisions
+        .state()
+        .iter()
+        .filter(|r| {
+            r.namespace().as_deref() == Some(ns.as_str()) && owned_by_set(r.owner_references())
+        })
+        .map(|r| r.as_ref().clone())
+        .collect();
+
+    let regarding = Regarding {
+        api_version: ctx.opts.resource.api_version.clone(),
+        kind: ctx.opts.resource.kind.clone(),
+        namespace: ns.clone(),
+        name: set.name_any(),
+        uid: uid.clone(),
+        resource_version: set.resource_version(),
+    };
+    let observed = Observed {
+        set_raw: &raw,
+        set: &typed,
+        pods: &pods,
+        claims: &claims,
+        revisions: &revisions,
+        now: jiff::Timestamp::now(),
+    };
+    let plan = match plan::plan(&observed, &ctx.opts.gates) {
+        Ok(plan) => plan,
+        Err(err) => {
+            // A set we cannot act on: say why, once per change of the set.
+            events::record(
+                &ctx.client,
+                &regarding,
+                EventType::Warning,
+                "FailedSync",
+                &err.to_string(),
+            )
+            .await;
+            return Ok(Requeue::await_change());
+        }
+    };
+    let target = Target {
+        client: &ctx.client,
+        resource: &ctx.opts.resource,
+        regarding,
+    };
+    let outcome = execute::perform(&target, &plan, typed.status.as_ref()).await;
+    let outcome = outcome?;
+    if let Ok(mut expected) = ctx.expected.lock() {
+        expected.insert(key, outcome.freshness);
+    }
+    Ok(match plan.requeue_after {
+        Some(after) => Requeue::requeue(after),
+        None => Requeue::await_change(),
+    })
+}
