@@ -1,0 +1,185 @@
+//! A builder of hand-written timelines, for tests of checkers and reports.
+//!
+//! Every call appends one entry at the builder's current time with the next
+//! resourceVersion. Pods get uids `<name>#<n>` where `n` counts the lives of
+//! that name, so a recreated pod has a new uid.
+
+use super::timeline::{Change, Entry, Kind, Timeline};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Builds a [`Timeline`] step by step.
+#[derive(Debug, Default)]
+pub struct TimelineBuilder {
+    timeline: Timeline,
+    rv: u64,
+    now: Duration,
+    lives: HashMap<String, u32>,
+    objects: HashMap<(Kind, String), Value>,
+}
+
+impl TimelineBuilder {
+    /// An empty builder at time zero.
+    pub fn new() -> TimelineBuilder {
+        TimelineBuilder {
+            timeline: Timeline::new(),
+            ..TimelineBuilder::default()
+        }
+    }
+
+    /// Moves the clock to `secs` seconds after the start.
+    pub fn at(&mut self, secs: f64) -> &mut Self {
+        self.now = Duration::from_secs_f64(secs.max(0.0));
+        self
+    }
+
+    /// The timeline built so far.
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    /// The finished timeline.
+    pub fn build(&mut self) -> Timeline {
+        std::mem::take(&mut self.timeline)
+    }
+
+    fn push(&mut self, kind: Kind, change: Change, mut obj: Value) -> u64 {
+        self.rv += 1;
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("resourceVersion".into(), json!(self.rv.to_string()));
+        }
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if change == Change::Deleted {
+            self.objects.remove(&(kind, name));
+        } else {
+            self.objects.insert((kind, name), obj.clone());
+        }
+        self.timeline.push(Entry::new(self.now, kind, change, obj))
+    }
+
+    fn new_uid(&mut self, name: &str) -> String {
+        let n = self.lives.entry(name.to_string()).or_insert(0);
+        *n += 1;
+        format!("{name}#{n}")
+    }
+
+    fn modify(&mut self, kind: Kind, name: &str, f: impl FnOnce(&mut Value)) -> &mut Self {
+        if let Some(mut obj) = self.objects.get(&(kind, name.to_string())).cloned() {
+            f(&mut obj);
+            self.push(kind, Change::Modified, obj);
+        }
+        self
+    }
+
+    /// Creates pod `name` with revision label `revision` (Pending).
+    pub fn create_pod(&mut self, name: &str, revision: &str) -> &mut Self {
+        let uid = self.new_uid(name);
+        let obj = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "uid": uid,
+                "labels": {super::views::REVISION_LABEL: revision}},
+            "spec": {},
+            "status": {"phase": "Pending"}
+        });
+        self.push(Kind::Pod, Change::Added, obj);
+        self
+    }
+
+    /// Pod `name` runs and becomes Ready.
+    pub fn ready(&mut self, name: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["spec"]["nodeName"] = json!("kind-worker");
+            o["status"]["phase"] = json!("Running");
+            o["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
+        })
+    }
+
+    /// Pod `name` loses readiness.
+    pub fn unready(&mut self, name: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["status"]["conditions"] = json!([{"type": "Ready", "status": "False"}]);
+        })
+    }
+
+    /// Pod `name` waits with a container reason (e.g. `ImagePullBackOff`).
+    pub fn waiting(&mut self, name: &str, reason: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["status"]["containerStatuses"] =
+                json!([{"name": "c", "state": {"waiting": {"reason": reason}}}]);
+        })
+    }
+
+    /// Pod `name` gets a deletionTimestamp.
+    pub fn terminate(&mut self, name: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+        })
+    }
+
+    /// Pod `name` is removed.
+    pub fn delete_pod(&mut self, name: &str) -> &mut Self {
+        self.delete(Kind::Pod, name)
+    }
+
+    /// Removes any object.
+    pub fn delete(&mut self, kind: Kind, name: &str) -> &mut Self {
+        if let Some(obj) = self.objects.get(&(kind, name.to_string())).cloned() {
+            self.push(kind, Change::Deleted, obj);
+        }
+        self
+    }
+
+    /// Creates claim `name` (Bound).
+    pub fn claim(&mut self, name: &str) -> &mut Self {
+        let uid = self.new_uid(name);
+        let obj = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "uid": uid}, "status": {"phase": "Bound"}});
+        self.push(Kind::PersistentVolumeClaim, Change::Added, obj);
+        self
+    }
+
+    /// Creates or updates StatefulSet `name` with the given status.
+    pub fn set_status(&mut self, name: &str, status: Value) -> &mut Self {
+        let key = (Kind::StatefulSet, name.to_string());
+        let (change, mut obj) = match self.objects.get(&key) {
+            Some(o) => (Change::Modified, o.clone()),
+            None => {
+                let uid = self.new_uid(name);
+                let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "metadata": {"name": name, "uid": uid, "generation": 1}, "spec": {}});
+                (Change::Added, o)
+            }
+        };
+        obj["status"] = status;
+        self.push(Kind::StatefulSet, change, obj);
+        self
+    }
+
+    /// Records an event about `involved` (kind StatefulSet).
+    pub fn event(&mut self, involved: &str, type_: &str, reason: &str, message: &str) -> &mut Self {
+        let name = format!("{involved}.{}", self.rv + 1);
+        let uid = self.new_uid(&name);
+        let obj = json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "uid": uid},
+            "involvedObject": {"kind": "StatefulSet", "name": involved},
+            "type": type_, "reason": reason, "message": message});
+        self.push(Kind::Event, Change::Added, obj);
+        self
+    }
+
+    /// Creates `replicas` ready pods `<set>-<i>` of `revision` with claims
+    /// `data-<set>-<i>`, all at the current time.
+    pub fn ready_set(&mut self, set: &str, replicas: i32, revision: &str) -> &mut Self {
+        for i in 0..replicas {
+            let name = format!("{set}-{i}");
+            self.claim(&format!("data-{name}"));
+            self.create_pod(&name, revision).ready(&name);
+        }
+        self
+    }
+}

@@ -1,0 +1,191 @@
+//! The recorder against the embedded cluster.
+
+use super::*;
+use crate::history::timeline::Change;
+use crate::sim::{ClusterConfig, EmbeddedCluster};
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{DeleteParams, PostParams};
+use serde_json::json;
+
+async fn create<K>(client: &kube::Client, ns: &str, obj: serde_json::Value) -> K
+where
+    K: kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + serde::Serialize
+        + std::fmt::Debug,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), ns);
+    let obj: K = serde_json::from_value(obj).unwrap();
+    api.create(&PostParams::default(), &obj).await.unwrap()
+}
+
+fn pod(name: &str) -> serde_json::Value {
+    json!({"metadata": {"name": name, "labels": {"controller-revision-hash": "web-1"}},
+        "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_initial_list_live_changes_and_waits_on_events() {
+    let cluster = EmbeddedCluster::start(ClusterConfig {
+        run_nodes: false,
+        ..ClusterConfig::default()
+    })
+    .await
+    .unwrap();
+    let client = cluster.client().await.unwrap();
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "rec"}})).unwrap();
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
+    let _: PersistentVolumeClaim = create(
+        &client,
+        "rec",
+        json!({"metadata": {"name": "data-web-0"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+    )
+    .await;
+    let _: Pod = create(&client, "rec", pod("web-0")).await;
+
+    let rec = Recorder::start(client.clone(), "rec", SetKind::default())
+        .await
+        .unwrap();
+    let t = rec.snapshot();
+    let initial: Vec<_> = t
+        .entries()
+        .iter()
+        .map(|e| (e.kind, e.change, e.name.as_str(), e.at))
+        .collect();
+    assert!(initial.contains(&(Kind::Pod, Change::Added, "web-0", Duration::ZERO)));
+    assert!(initial.contains(&(
+        Kind::PersistentVolumeClaim,
+        Change::Added,
+        "data-web-0",
+        Duration::ZERO
+    )));
+
+    let mark = rec.next_seq();
+    let _: Pod = create(&client, "rec", pod("web-1")).await;
+    let seq = rec
+        .wait_for(Duration::from_secs(10), |t| {
+            t.of_object(Kind::Pod, "web-1")
+                .find(|e| e.change == Change::Added)
+                .map(|e| e.seq)
+        })
+        .await
+        .unwrap();
+    assert!(seq >= mark);
+
+    // A pod that was never bound is removed at once.
+    Api::<Pod>::namespaced(client.clone(), "rec")
+        .delete("web-0", &DeleteParams::default())
+        .await
+        .unwrap();
+    rec.wait_for(Duration::from_secs(10), |t| {
+        t.of_object(Kind::Pod, "web-0")
+            .find(|e| e.change == Change::Deleted && !e.inferred)
+            .map(|_| ())
+    })
+    .await
+    .unwrap();
+
+    let err = rec
+        .wait_for(Duration::from_millis(200), |_| None::<()>)
+        .await
+        .unwrap_err();
+    assert!(!err.stopped);
+    assert!(err.waited >= Duration::from_millis(200));
+    let text = err.to_string();
+    assert!(text.contains("condition not met within"), "{text}");
+    assert!(text.contains("pod web-0 DELETED"), "{text}");
+
+    let t = rec.stop().await;
+    let rvs: Vec<u64> = t.entries().iter().filter_map(|e| e.rv_number()).collect();
+    assert_eq!(
+        rvs.len(),
+        t.len(),
+        "the embedded cluster's resourceVersions are numeric"
+    );
+    assert!(rvs.windows(2).all(|w| w[0] <= w[1]), "{rvs:?}");
+    assert!(t.entries().windows(2).all(|w| w[0].at <= w[1].at));
+    assert!(t
+        .entries()
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.seq == i as u64));
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relist_after_410_infers_deletions_and_invents_nothing() {
+    use crate::sim::faults::{FaultAction, FaultRule};
+    use k8s_openapi::api::core::v1::ConfigMap;
+    let cluster = EmbeddedCluster::start(ClusterConfig {
+        run_nodes: false,
+        watch_window: 3,
+        ..ClusterConfig::default()
+    })
+    .await
+    .unwrap();
+    let client = cluster.client().await.unwrap();
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "relist"}})).unwrap();
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
+    let _: Pod = create(&client, "relist", pod("web-0")).await;
+    let _: Pod = create(&client, "relist", pod("web-1")).await;
+    let rec = Recorder::start_with(
+        client.clone(),
+        "relist",
+        RecorderOptions {
+            watch_timeout: Some(1),
+            ..RecorderOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    // The next pod watch waits, so the watch misses what happens meanwhile
+    // and resumes from a version older than the cluster's watch window.
+    cluster.faults().add_rule(FaultRule {
+        verb: Some("watch".into()),
+        resource: Some("pods".into()),
+        namespace: Some("relist".into()),
+        actions: vec![FaultAction::Delay(Duration::from_secs(2))],
+        times: Some(1),
+        ..FaultRule::default()
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    Api::<Pod>::namespaced(client.clone(), "relist")
+        .delete("web-0", &DeleteParams::default())
+        .await
+        .unwrap();
+    for i in 0..6 {
+        let _: ConfigMap = create(
+            &client,
+            "relist",
+            json!({"metadata": {"name": format!("filler-{i}")}}),
+        )
+        .await;
+    }
+    let deleted = rec
+        .wait_for(Duration::from_secs(20), |t| {
+            t.of_object(Kind::Pod, "web-0")
+                .find(|e| e.change == Change::Deleted)
+                .cloned()
+        })
+        .await
+        .unwrap();
+    let errors = rec.watch_errors();
+    let t = rec.stop().await;
+    cluster.shutdown().await;
+    assert!(
+        deleted.inferred,
+        "expected a relist; watch errors: {errors:?}"
+    );
+    assert!(errors.iter().any(|e| e.starts_with("pod:")), "{errors:?}");
+    let web1: Vec<_> = t.of_object(Kind::Pod, "web-1").collect();
+    assert_eq!(web1.len(), 1, "web-1 did not change: {web1:?}");
+    assert_eq!(web1[0].change, Change::Added);
+}

@@ -1,0 +1,194 @@
+//! Checkers of what the controller reports: StatefulSet conditions and
+//! events (re-exported from [`super::rules`]).
+
+// `Violation` is the documented error of every checker.
+#![allow(clippy::result_large_err)]
+
+use super::checks::{Breach, Clause, Violation};
+use super::timeline::{Change, Kind, Timeline};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A condition expected on a StatefulSet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionSpec<'a> {
+    /// condition type, e.g. `Progressing`.
+    pub type_: &'a str,
+    /// `True`, `False` or `Unknown`.
+    pub status: &'a str,
+    /// Expected reason, if any.
+    pub reason: Option<&'a str>,
+}
+
+impl ConditionSpec<'_> {
+    /// True when `obj`'s status.conditions has a matching condition.
+    pub fn matches(&self, obj: &Value) -> bool {
+        obj.pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| {
+                cs.iter().any(|c| {
+                    let s = |k: &str| c.get(k).and_then(Value::as_str);
+                    s("type") == Some(self.type_)
+                        && s("status") == Some(self.status)
+                        && self.reason.is_none_or(|r| s("reason") == Some(r))
+                })
+            })
+    }
+}
+
+fn describe_conditions(obj: &Value) -> String {
+    let list: Vec<String> = obj
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    let s = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("");
+                    format!("{}={} ({})", s("type"), s("status"), s("reason"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if list.is_empty() {
+        "no conditions".to_string()
+    } else {
+        list.join(", ")
+    }
+}
+
+/// The last recorded state of StatefulSet `set` has the condition.
+pub fn condition_at_end(
+    t: &Timeline,
+    clause: &Clause,
+    set: &str,
+    cond: &ConditionSpec<'_>,
+) -> Result<(), Violation> {
+    let last = t.of_object(Kind::StatefulSet, set).last();
+    let (seq, msg) = match last {
+        Some(e) if e.change != Change::Deleted && cond.matches(&e.object) => return Ok(()),
+        Some(e) => (
+            e.seq,
+            format!("{set} has {}", describe_conditions(&e.object)),
+        ),
+        None => (t.next_seq(), format!("{set} was never observed")),
+    };
+    let msg = format!(
+        "expected condition {}={}{}; {msg}",
+        cond.type_,
+        cond.status,
+        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
+    );
+    Err(Violation::at_entry(
+        t,
+        clause,
+        seq,
+        Breach::new(msg, vec![]),
+    ))
+}
+
+/// Some state of StatefulSet `set` at or after `from_seq` had the condition.
+pub fn condition_seen(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    set: &str,
+    cond: &ConditionSpec<'_>,
+) -> Result<(), Violation> {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let seen = t
+        .entries()
+        .iter()
+        .skip(skip)
+        .any(|e| e.kind == Kind::StatefulSet && e.name == set && cond.matches(&e.object));
+    if seen {
+        return Ok(());
+    }
+    let msg = format!(
+        "condition {}={}{} never observed on {set}",
+        cond.type_,
+        cond.status,
+        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
+    );
+    Err(Violation::at_entry(
+        t,
+        clause,
+        t.next_seq(),
+        Breach::new(msg, vec![]),
+    ))
+}
+
+/// An expected event.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EventSpec<'a> {
+    /// Event reason, e.g. `RecreateStarted`.
+    pub reason: &'a str,
+    /// involvedObject.name (any when `None`).
+    pub involved: Option<&'a str>,
+    /// `Normal` or `Warning` (any when `None`).
+    pub type_: Option<&'a str>,
+}
+
+impl EventSpec<'_> {
+    /// True when the event object matches (core/v1 or events.k8s.io/v1).
+    pub fn matches(&self, ev: &Value) -> bool {
+        let s = |p: &str| ev.pointer(p).and_then(Value::as_str);
+        let involved = s("/involvedObject/name").or_else(|| s("/regarding/name"));
+        s("/reason") == Some(self.reason)
+            && self.involved.is_none_or(|n| involved == Some(n))
+            && self.type_.is_none_or(|ty| s("/type") == Some(ty))
+    }
+}
+
+/// How many times matching events occurred at or after `from_seq` (repeats
+/// aggregated into one Event object count through `count`/`series.count`).
+pub fn event_occurrences(t: &Timeline, from_seq: u64, spec: &EventSpec<'_>) -> usize {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for e in t.entries().iter().skip(skip) {
+        if e.kind == Kind::Event && e.change != Change::Deleted && spec.matches(&e.object) {
+            let n = e
+                .object
+                .get("count")
+                .and_then(Value::as_u64)
+                .or_else(|| e.object.pointer("/series/count").and_then(Value::as_u64))
+                .unwrap_or(1)
+                .max(1);
+            let c = counts.entry(e.name.as_str()).or_insert(0);
+            *c = (*c).max(n);
+        }
+    }
+    usize::try_from(counts.values().sum::<u64>()).unwrap_or(usize::MAX)
+}
+
+/// Matching events occurred at or after `from_seq`, exactly `times` times
+/// when given, at least once otherwise.
+pub fn event_recorded(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    spec: &EventSpec<'_>,
+    times: Option<usize>,
+) -> Result<(), Violation> {
+    let n = event_occurrences(t, from_seq, spec);
+    let ok = match times {
+        Some(k) => n == k,
+        None => n > 0,
+    };
+    if ok {
+        return Ok(());
+    }
+    let want = times.map_or("at least once".to_string(), |k| format!("{k} time(s)"));
+    let msg = format!(
+        "event {} {}expected {want}, observed {n} time(s)",
+        spec.reason,
+        spec.involved
+            .map(|i| format!("for {i} "))
+            .unwrap_or_default()
+    );
+    Err(Violation::at_entry(
+        t,
+        clause,
+        t.next_seq(),
+        Breach::new(msg, vec![]),
+    ))
+}

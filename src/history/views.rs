@@ -1,0 +1,363 @@
+//! Views derived from a timeline: facts about one pod state, the per-instant
+//! [`State`] folded over the entries, per-pod lives and per-instant counts.
+//!
+//! Vocabulary:
+//! - ordinal: the number after the last `-` of a pod name (`(.*)-([0-9]+)$`);
+//! - revision: the `controller-revision-hash` label;
+//! - ready: condition `Ready` with status `True`;
+//! - terminating: `metadata.deletionTimestamp` is set;
+//! - gone: a `Deleted` entry was recorded;
+//! - available: ready, not terminating, and ready for at least
+//!   minReadySeconds. Pods already ready in the initial list (at zero) count
+//!   as available at once: they were ready before the scenario started.
+
+use super::timeline::{Change, Entry, Kind, Timeline};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub use super::lives::{instants, pod_lives, Instant, PodLife};
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+/// The label carrying a pod's revision.
+pub const REVISION_LABEL: &str = "controller-revision-hash";
+
+/// Splits `web-12` into `("web", 12)`; `None` without a numeric suffix.
+pub fn split_ordinal(name: &str) -> Option<(&str, i32)> {
+    let (parent, digits) = name.rsplit_once('-')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((parent, digits.parse().ok()?))
+}
+
+/// The ordinal of a pod of set `set`, if the name is `<set>-<n>`.
+pub fn ordinal_of(set: &str, name: &str) -> Option<i32> {
+    match split_ordinal(name) {
+        Some((parent, n)) if parent == set => Some(n),
+        _ => None,
+    }
+}
+
+/// Facts read from one pod object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PodFacts<'a> {
+    /// `controller-revision-hash` label.
+    pub revision: Option<&'a str>,
+    /// status.phase
+    pub phase: Option<&'a str>,
+    /// Ready condition is True.
+    pub ready: bool,
+    /// deletionTimestamp is set.
+    pub terminating: bool,
+    /// spec.nodeName is set or PodScheduled is True.
+    pub scheduled: bool,
+    /// The first container waiting reason (e.g. `ImagePullBackOff`).
+    pub waiting_reason: Option<&'a str>,
+}
+
+impl<'a> PodFacts<'a> {
+    /// Reads the facts of a pod object; missing fields give defaults.
+    pub fn of(pod: &'a Value) -> PodFacts<'a> {
+        let conditions = pod
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let cond_true = |ty: &str| {
+            conditions.iter().any(|c| {
+                c.get("type").and_then(Value::as_str) == Some(ty)
+                    && c.get("status").and_then(Value::as_str) == Some("True")
+            })
+        };
+        let waiting_reason = pod
+            .pointer("/status/containerStatuses")
+            .and_then(Value::as_array)
+            .and_then(|cs| {
+                cs.iter()
+                    .find_map(|c| c.pointer("/state/waiting/reason").and_then(Value::as_str))
+            });
+        PodFacts {
+            revision: pod
+                .pointer("/metadata/labels")
+                .and_then(|l| l.get(REVISION_LABEL))
+                .and_then(Value::as_str),
+            phase: pod.pointer("/status/phase").and_then(Value::as_str),
+            ready: cond_true("Ready"),
+            terminating: pod
+                .pointer("/metadata/deletionTimestamp")
+                .is_some_and(|v| !v.is_null()),
+            scheduled: pod
+                .pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .is_some_and(|n| !n.is_empty())
+                || cond_true("PodScheduled"),
+            waiting_reason,
+        }
+    }
+}
+
+/// A pod that exists at an instant (terminating ones included).
+#[derive(Clone, Debug)]
+pub struct PodNow<'t> {
+    /// The latest entry of this pod.
+    pub entry: &'t Entry,
+    /// Ordinal parsed from the name.
+    pub ordinal: Option<i32>,
+    /// The name without `-<ordinal>` (the set's name for its pods).
+    pub parent: Option<&'t str>,
+    /// Revision label of the latest state.
+    pub revision: Option<&'t str>,
+    /// Ready condition True in the latest state.
+    pub ready: bool,
+    /// deletionTimestamp set in the latest state.
+    pub terminating: bool,
+    /// When the current ready interval began.
+    pub ready_since: Option<Duration>,
+    /// True when the pod was ready in the initial list.
+    pub ready_before_start: bool,
+    /// When the pod was first seen.
+    pub created: Duration,
+    /// seq of the first entry of this pod.
+    pub created_seq: u64,
+}
+
+impl PodNow<'_> {
+    /// metadata.name
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// metadata.uid
+    pub fn uid(&self) -> &str {
+        &self.entry.uid
+    }
+
+    /// Ready, not terminating, and ready for at least `min_ready` at `at`.
+    pub fn available(&self, at: Duration, min_ready: Duration) -> bool {
+        if !self.ready || self.terminating {
+            return false;
+        }
+        self.ready_before_start || self.ready_since.is_some_and(|s| at >= s + min_ready)
+    }
+}
+
+/// Which pods form "the set" for counting and their availability rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetScope {
+    /// StatefulSet name; pods are `<set>-<ordinal>`.
+    pub set: String,
+    /// Desired replicas.
+    pub replicas: i32,
+    /// `.spec.ordinals.start` (0 by default).
+    pub ordinal_start: i32,
+    /// `.spec.minReadySeconds`.
+    pub min_ready: Duration,
+}
+
+impl SetScope {
+    /// A scope with ordinals starting at 0 and no minReadySeconds.
+    pub fn new(set: &str, replicas: i32) -> SetScope {
+        SetScope {
+            set: set.to_string(),
+            replicas,
+            ordinal_start: 0,
+            min_ready: Duration::ZERO,
+        }
+    }
+
+    /// True when `ordinal` is in `[start, start + replicas)`.
+    pub fn in_range(&self, ordinal: i32) -> bool {
+        ordinal >= self.ordinal_start && ordinal < self.ordinal_start.saturating_add(self.replicas)
+    }
+}
+
+/// The state of the namespace after some prefix of the timeline.
+#[derive(Clone, Debug, Default)]
+pub struct State<'t> {
+    /// seq of the last applied entry (`None` before any).
+    pub seq: Option<u64>,
+    /// Time of the last applied entry.
+    pub at: Duration,
+    /// Existing pods by name.
+    pub pods: BTreeMap<&'t str, PodNow<'t>>,
+    /// Existing claims by name.
+    pub claims: BTreeMap<&'t str, &'t Entry>,
+    /// Existing StatefulSets by name.
+    pub sets: BTreeMap<&'t str, &'t Entry>,
+    /// Existing ControllerRevisions by name.
+    pub revisions: BTreeMap<&'t str, &'t Entry>,
+    /// Existing events by name.
+    pub events: BTreeMap<&'t str, &'t Entry>,
+}
+
+impl<'t> State<'t> {
+    /// The empty state.
+    pub fn new() -> State<'t> {
+        State::default()
+    }
+
+    /// Applies one entry.
+    pub fn apply(&mut self, e: &'t Entry) {
+        self.seq = Some(e.seq);
+        self.at = e.at;
+        let map = match e.kind {
+            Kind::Pod => return self.apply_pod(e),
+            Kind::PersistentVolumeClaim => &mut self.claims,
+            Kind::StatefulSet => &mut self.sets,
+            Kind::ControllerRevision => &mut self.revisions,
+            Kind::Event => &mut self.events,
+        };
+        if e.change == Change::Deleted {
+            map.remove(e.name.as_str());
+        } else {
+            map.insert(e.name.as_str(), e);
+        }
+    }
+
+    fn apply_pod(&mut self, e: &'t Entry) {
+        if e.change == Change::Deleted {
+            self.pods.remove(e.name.as_str());
+            return;
+        }
+        let f = PodFacts::of(&e.object);
+        let prev = self
+            .pods
+            .get(e.name.as_str())
+            .filter(|p| p.entry.uid == e.uid);
+        let (created, created_seq, was_ready, since, before) = match prev {
+            Some(p) => (
+                p.created,
+                p.created_seq,
+                p.ready,
+                p.ready_since,
+                p.ready_before_start,
+            ),
+            None => (e.at, e.seq, false, None, false),
+        };
+        let (ready_since, ready_before_start) = match (f.ready, was_ready) {
+            (true, true) => (since, before),
+            (true, false) => (Some(e.at), e.at == Duration::ZERO),
+            (false, _) => (None, false),
+        };
+        let split = split_ordinal(&e.name);
+        self.pods.insert(
+            e.name.as_str(),
+            PodNow {
+                entry: e,
+                ordinal: split.map(|(_, n)| n),
+                parent: split.map(|(p, _)| p),
+                revision: f.revision,
+                ready: f.ready,
+                terminating: f.terminating,
+                ready_since,
+                ready_before_start,
+                created,
+                created_seq,
+            },
+        );
+    }
+
+    /// Existing pods named `<set>-<ordinal>`.
+    pub fn pods_of<'s, 'n>(
+        &'s self,
+        set: &'n str,
+    ) -> impl Iterator<Item = &'s PodNow<'t>> + use<'s, 'n, 't> {
+        self.pods
+            .range::<str, _>((std::ops::Bound::Included(set), std::ops::Bound::Unbounded))
+            .take_while(move |(n, _)| n.starts_with(set))
+            .map(|(_, p)| p)
+            .filter(move |p| p.parent == Some(set))
+    }
+
+    /// The existing pod of `set` with `ordinal`.
+    pub fn pod_at(&self, set: &str, ordinal: i32) -> Option<&PodNow<'t>> {
+        let name = format!("{set}-{ordinal}");
+        match self.pods.get(name.as_str()) {
+            Some(p) => Some(p),
+            // Non-canonical spellings such as `web-01`.
+            None => self.pods_of(set).find(|p| p.ordinal == Some(ordinal)),
+        }
+    }
+
+    /// Available pods of the scope whose ordinal is in range.
+    pub fn available_in(&self, scope: &SetScope) -> usize {
+        self.pods_of(&scope.set)
+            .filter(|p| p.ordinal.is_some_and(|o| scope.in_range(o)))
+            .filter(|p| p.available(self.at, scope.min_ready))
+            .count()
+    }
+
+    /// `replicas - available` over the scope's ordinal range (a missing pod
+    /// is unavailable).
+    pub fn unavailable_in(&self, scope: &SetScope) -> usize {
+        let replicas = usize::try_from(scope.replicas).unwrap_or(0);
+        replicas.saturating_sub(self.available_in(scope))
+    }
+
+    /// Names of the pods in the scope's range that are not available, and
+    /// `<set>-<n> (missing)` for missing ordinals.
+    pub fn unavailable_names(&self, scope: &SetScope) -> Vec<String> {
+        let mut out = Vec::new();
+        let end = scope.ordinal_start.saturating_add(scope.replicas.max(0));
+        for o in scope.ordinal_start..end {
+            match self.pod_at(&scope.set, o) {
+                Some(p) if p.available(self.at, scope.min_ready) => {}
+                Some(p) => out.push(p.name().to_string()),
+                None => out.push(format!("{}-{o} (missing)", scope.set)),
+            }
+        }
+        out
+    }
+}
+
+/// Folds `f` over the states of `t`: for every entry with seq >= `from_seq`,
+/// `f(state_before, entry)` is called, then the entry is applied. Entries
+/// before `from_seq` are applied silently. Returns the value `f` broke with.
+pub fn fold<'t, R>(
+    t: &'t Timeline,
+    from_seq: u64,
+    mut f: impl FnMut(&State<'t>, &'t Entry) -> ControlFlow<R>,
+) -> Option<R> {
+    let mut state = State::new();
+    for e in t.entries() {
+        if e.seq >= from_seq {
+            if let ControlFlow::Break(r) = f(&state, e) {
+                return Some(r);
+            }
+        }
+        state.apply(e);
+    }
+    None
+}
+
+/// Like [`fold`], but `f` sees the state after the entry is applied.
+pub fn scan<'t, R>(
+    t: &'t Timeline,
+    from_seq: u64,
+    mut f: impl FnMut(&State<'t>, &'t Entry) -> ControlFlow<R>,
+) -> Option<R> {
+    let mut state = State::new();
+    for e in t.entries() {
+        state.apply(e);
+        if e.seq >= from_seq {
+            if let ControlFlow::Break(r) = f(&state, e) {
+                return Some(r);
+            }
+        }
+    }
+    None
+}
+
+/// The state after applying every entry with seq < `seq`.
+pub fn state_before(t: &Timeline, seq: u64) -> State<'_> {
+    let mut state = State::new();
+    for e in t.entries().iter().take_while(|e| e.seq < seq) {
+        state.apply(e);
+    }
+    state
+}
+
+#[cfg(test)]
+#[path = "views_tests.rs"]
+mod tests;

@@ -1,0 +1,13 @@
+//! The machine-readable result: the [`Run`] model as JSON.
+
+use super::model::Run;
+
+/// Renders the run as pretty-printed JSON.
+pub fn render(run: &Run) -> Result<String, serde_json::Error> {
+    serde_json::to_string_pretty(run)
+}
+
+/// Reads a run back from JSON written by [`render`].
+pub fn parse(text: &str) -> Result<Run, serde_json::Error> {
+    serde_json::from_str(text)
+}

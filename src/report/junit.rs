@@ -1,0 +1,130 @@
+//! JUnit XML: one `testsuite` per feature, one `testcase` per scenario
+//! (`classname` = the feature path). A failed scenario has a `failure` whose
+//! message is the failed step's own message and whose body lists the steps
+//! and the violation; a skipped one has `skipped` with the reason; a scenario
+//! with an unimplemented step is a `failure` of type `NotImplemented` so that
+//! CI does not pass an incomplete specification.
+
+use super::escape;
+use super::model::{Feature, Run, Scenario, Status};
+use std::fmt::Write;
+
+fn secs(d: std::time::Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
+}
+
+/// Renders the run as a JUnit XML document.
+pub fn render(run: &Run) -> String {
+    let t = run.totals();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"kepspec\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
+        t.scenarios,
+        t.failed + t.not_implemented,
+        t.skipped,
+        secs(run.duration)
+    );
+    for f in &run.features {
+        feature(&mut out, f);
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn feature(out: &mut String, f: &Feature) {
+    let t = f.totals();
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
+        escape(&f.name),
+        t.scenarios,
+        t.failed + t.not_implemented,
+        t.skipped,
+        secs(f.duration())
+    );
+    for s in &f.scenarios {
+        scenario(out, &f.path, s);
+    }
+    out.push_str("  </testsuite>\n");
+}
+
+fn step_list(s: &Scenario) -> String {
+    let mut body = String::new();
+    for st in &s.steps {
+        let _ = writeln!(
+            body,
+            "[{}] {} {} (line {})",
+            st.status.word(),
+            st.keyword.trim(),
+            st.text,
+            st.line
+        );
+        if let Some(m) = &st.message {
+            for l in m.lines() {
+                let _ = writeln!(body, "    {l}");
+            }
+        }
+    }
+    if let Some(v) = &s.violation {
+        let _ = write!(body, "\n{v}");
+    }
+    body
+}
+
+fn scenario(out: &mut String, classname: &str, s: &Scenario) {
+    let _ = write!(
+        out,
+        "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
+        escape(&s.name),
+        escape(classname),
+        secs(s.duration)
+    );
+    match &s.status {
+        Status::Passed => {
+            out.push_str(">\n");
+        }
+        Status::Failed => {
+            let message = s
+                .failure_message()
+                .unwrap_or_else(|| "scenario failed".to_string());
+            let type_ = if s.violation.is_some() {
+                "Violation"
+            } else {
+                "StepFailed"
+            };
+            let _ = writeln!(
+                out,
+                ">\n      <failure message=\"{}\" type=\"{type_}\">{}</failure>",
+                escape(&message),
+                escape(&step_list(s))
+            );
+        }
+        Status::Skipped { reason } => {
+            let _ = writeln!(out, ">\n      <skipped message=\"{}\"/>", escape(reason));
+        }
+        Status::NotImplemented => {
+            let step = s
+                .steps
+                .iter()
+                .find(|st| st.status == Status::NotImplemented)
+                .map(|st| format!("{} {}", st.keyword.trim(), st.text))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                ">\n      <failure message=\"{}\" type=\"NotImplemented\">{}</failure>",
+                escape(&format!("step has no implementation: {step}")),
+                escape(&step_list(s))
+            );
+        }
+    }
+    // Failures carry the step list in their body already.
+    if matches!(s.status, Status::Passed | Status::Skipped { .. }) && !s.steps.is_empty() {
+        let _ = writeln!(
+            out,
+            "      <system-out>{}</system-out>",
+            escape(&step_list(s))
+        );
+    }
+    out.push_str("    </testcase>\n");
+}

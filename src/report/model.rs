@@ -1,0 +1,172 @@
+//! The results of a run, as every report writer reads them.
+
+use crate::history::{Timeline, Violation};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Outcome of a scenario or a step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Status {
+    /// Everything held.
+    Passed,
+    /// A step failed.
+    Failed,
+    /// Not run, with the reason (e.g. a tag filter, a missing cluster
+    /// capability, an earlier failure).
+    Skipped {
+        /// Why it was skipped.
+        reason: String,
+    },
+    /// A step has no implementation.
+    NotImplemented,
+}
+
+impl Status {
+    /// A short lowercase word: passed, failed, skipped, not implemented.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Skipped { .. } => "skipped",
+            Status::NotImplemented => "not implemented",
+        }
+    }
+}
+
+/// One step of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// `Given`, `When`, `Then`, `And`, `But`.
+    pub keyword: String,
+    /// The step text.
+    pub text: String,
+    /// Line in the feature file.
+    pub line: u32,
+    /// Outcome.
+    pub status: Status,
+    /// The failure (or other) message.
+    pub message: Option<String>,
+}
+
+/// One scenario (an example of a scenario outline counts as one).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// Scenario name.
+    pub name: String,
+    /// Line in the feature file.
+    pub line: u32,
+    /// Tags including the feature's, with `@`.
+    pub tags: Vec<String>,
+    /// Outcome.
+    pub status: Status,
+    /// Steps in order.
+    pub steps: Vec<Step>,
+    /// Wall time.
+    pub duration: Duration,
+    /// The recorded history, if any.
+    pub timeline: Option<Timeline>,
+    /// The first violated property, if any.
+    pub violation: Option<Violation>,
+}
+
+impl Scenario {
+    /// The message of the first failed step, or of the violation.
+    pub fn failure_message(&self) -> Option<String> {
+        self.steps
+            .iter()
+            .find(|s| s.status == Status::Failed)
+            .and_then(|s| s.message.clone())
+            .or_else(|| self.violation.as_ref().map(|v| v.message.clone()))
+    }
+
+    /// The failed step, if any.
+    pub fn failed_step(&self) -> Option<&Step> {
+        self.steps.iter().find(|s| s.status == Status::Failed)
+    }
+}
+
+/// One feature file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Feature {
+    /// Feature name.
+    pub name: String,
+    /// Path of the feature file, relative to the features directory.
+    pub path: String,
+    /// Scenarios in file order.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// Counts of scenario outcomes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Scenarios run.
+    pub scenarios: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// With unimplemented steps.
+    pub not_implemented: usize,
+}
+
+impl Totals {
+    /// Adds one outcome.
+    pub fn add(&mut self, status: &Status) {
+        self.scenarios += 1;
+        match status {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::Skipped { .. } => self.skipped += 1,
+            Status::NotImplemented => self.not_implemented += 1,
+        }
+    }
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Features in run order.
+    pub features: Vec<Feature>,
+    /// Wall time of the run.
+    #[serde(default)]
+    pub duration: Duration,
+    /// What ran against (e.g. `embedded`, a kubeconfig context).
+    #[serde(default)]
+    pub target: String,
+}
+
+impl Run {
+    /// Outcome counts over all scenarios.
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for s in self.features.iter().flat_map(|f| &f.scenarios) {
+            t.add(&s.status);
+        }
+        t
+    }
+
+    /// True when no scenario failed or is not implemented.
+    pub fn passed(&self) -> bool {
+        let t = self.totals();
+        t.failed == 0 && t.not_implemented == 0
+    }
+}
+
+impl Feature {
+    /// Outcome counts of this feature.
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for s in &self.scenarios {
+            t.add(&s.status);
+        }
+        t
+    }
+
+    /// Total scenario time.
+    pub fn duration(&self) -> Duration {
+        self.scenarios.iter().map(|s| s.duration).sum()
+    }
+}

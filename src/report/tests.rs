@@ -1,0 +1,373 @@
+use super::model::*;
+use super::*;
+use crate::history::fixture::TimelineBuilder;
+use crate::history::rules::no_mixed_revisions;
+use crate::history::Clause;
+use std::time::Duration;
+
+const NASTY: &str = "a <b> & \"c\" 'd' <script>alert(1)</script> \u{1} ]]>";
+
+fn step(keyword: &str, text: &str, line: u32, status: Status, message: Option<&str>) -> Step {
+    Step {
+        keyword: keyword.into(),
+        text: text.into(),
+        line,
+        status,
+        message: message.map(str::to_string),
+    }
+}
+
+fn sample_run() -> Run {
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 2, "web-aaa");
+    b.at(1.0).terminate("web-1").terminate("web-0");
+    b.at(1.5).delete_pod("web-1");
+    b.at(2.0).create_pod("web-1", "web-bbb");
+    b.at(3.0).delete_pod("web-0");
+    let t = b.build();
+    let violation = no_mixed_revisions(
+        &t,
+        &Clause::new("KEP-3541 Proposed Recreate Strategy Algorithm", NASTY),
+        6,
+        "web",
+        None,
+    )
+    .unwrap_err();
+    let failed = Scenario {
+        name: format!("fails {NASTY}"),
+        line: 12,
+        tags: vec!["@kep-3541".into(), "@recreate".into()],
+        status: Status::Failed,
+        steps: vec![
+            step("Given ", "a StatefulSet \"web\"", 13, Status::Passed, None),
+            step(
+                "Then ",
+                "no pod of the update revision was created while a pod of another revision existed",
+                14,
+                Status::Failed,
+                Some(&format!("step failed: {NASTY}")),
+            ),
+            step(
+                "And ",
+                "skipped after failure",
+                15,
+                Status::Skipped {
+                    reason: "earlier step failed".into(),
+                },
+                None,
+            ),
+        ],
+        duration: Duration::from_millis(3250),
+        timeline: Some(t),
+        violation: Some(violation),
+    };
+    let passed = Scenario {
+        name: "passes".into(),
+        line: 20,
+        tags: vec![],
+        status: Status::Passed,
+        steps: vec![step("Given ", "nothing", 21, Status::Passed, None)],
+        duration: Duration::from_millis(10),
+        timeline: None,
+        violation: None,
+    };
+    let skipped = Scenario {
+        name: "skipped".into(),
+        line: 30,
+        tags: vec!["@needs-real-cluster".into()],
+        status: Status::Skipped {
+            reason: format!("no cluster {NASTY}"),
+        },
+        steps: vec![],
+        duration: Duration::ZERO,
+        timeline: None,
+        violation: None,
+    };
+    let todo = Scenario {
+        name: "todo".into(),
+        line: 40,
+        tags: vec![],
+        status: Status::NotImplemented,
+        steps: vec![step(
+            "When ",
+            "something new",
+            41,
+            Status::NotImplemented,
+            None,
+        )],
+        duration: Duration::ZERO,
+        timeline: None,
+        violation: None,
+    };
+    Run {
+        features: vec![
+            Feature {
+                name: format!("Recreate {NASTY}"),
+                path: "features/recreate.feature".into(),
+                scenarios: vec![failed, passed],
+            },
+            Feature {
+                name: "Other".into(),
+                path: "features/other.feature".into(),
+                scenarios: vec![skipped, todo],
+            },
+        ],
+        duration: Duration::from_secs(4),
+        target: "embedded".into(),
+    }
+}
+
+/// A minimal well-formedness check: balanced tags, quoted attributes, known
+/// entities, no stray `<` or `&`. `void` lists HTML elements without end tags.
+/// Returns the element names in document order.
+fn check_markup(doc: &str, void: &[&str]) -> Result<Vec<String>, String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    let mut rest = doc;
+    let check_text = |text: &str| -> Result<(), String> {
+        let mut t = text;
+        while let Some(i) = t.find('&') {
+            let after = &t[i + 1..];
+            let end = after
+                .find(';')
+                .ok_or_else(|| format!("bad entity in {text:?}"))?;
+            let ent = &after[..end];
+            let ok = matches!(ent, "amp" | "lt" | "gt" | "quot" | "#39")
+                || (ent.starts_with('#') && ent[1..].bytes().all(|b| b.is_ascii_digit()));
+            if !ok {
+                return Err(format!("unknown entity &{ent};"));
+            }
+            t = &after[end..];
+        }
+        if text
+            .chars()
+            .any(|c| (c as u32) < 0x20 && !"\t\n\r".contains(c))
+        {
+            return Err("control character".into());
+        }
+        Ok(())
+    };
+    while let Some(open) = rest.find('<') {
+        check_text(&rest[..open])?;
+        let tail = &rest[open..];
+        if let Some(stripped) = tail.strip_prefix("<?") {
+            let end = stripped.find("?>").ok_or("unterminated declaration")?;
+            rest = &stripped[end + 2..];
+            continue;
+        }
+        if let Some(stripped) = tail.strip_prefix("<!") {
+            let end = stripped.find('>').ok_or("unterminated doctype")?;
+            rest = &stripped[end + 1..];
+            continue;
+        }
+        let close = tail.find('>').ok_or("unterminated tag")?;
+        let tag = &tail[1..close];
+        rest = &tail[close + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let top = stack.pop().ok_or_else(|| format!("stray </{name}>"))?;
+            if top != name.trim() {
+                return Err(format!("</{name}> closes <{top}>"));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name: String = body.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(format!("bad tag <{tag}>"));
+        }
+        // Attributes: name="value" pairs with escaped values.
+        let mut attrs = body[name.len()..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs
+                .find("=\"")
+                .ok_or_else(|| format!("unquoted attribute in <{tag}>"))?;
+            let aname = attrs[..eq].trim();
+            if aname.is_empty() || aname.contains(char::is_whitespace) {
+                return Err(format!("bad attribute name in <{tag}>"));
+            }
+            let vrest = &attrs[eq + 2..];
+            let vend = vrest.find('"').ok_or("unterminated attribute")?;
+            check_text(&vrest[..vend])?;
+            if vrest[..vend].contains('<') {
+                return Err("< in attribute".into());
+            }
+            attrs = vrest[vend + 1..].trim_start();
+        }
+        names.push(name.clone());
+        if !self_closing && !void.contains(&name.as_str()) {
+            stack.push(name);
+        }
+    }
+    check_text(rest)?;
+    if let Some(open) = stack.pop() {
+        return Err(format!("<{open}> never closed"));
+    }
+    Ok(names)
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+fn attr<'a>(doc: &'a str, element_start: &str, name: &str) -> Option<&'a str> {
+    let i = doc.find(element_start)?;
+    let tag_end = i + doc[i..].find('>')?;
+    let tag = &doc[i..tag_end];
+    let key = format!(" {name}=\"");
+    let a = tag.find(&key)? + key.len();
+    let len = tag[a..].find('"')?;
+    Some(&tag[a..a + len])
+}
+
+#[test]
+fn the_markup_checker_rejects_broken_documents() {
+    assert!(check_markup("<a><b></a></b>", &[]).is_err());
+    assert!(check_markup("<a>x < y</a>", &[]).is_err());
+    assert!(check_markup("<a>&nbsp;</a>", &[]).is_err());
+    assert!(check_markup("<a x=1></a>", &[]).is_err());
+    assert!(check_markup("<a>", &[]).is_err());
+    assert!(check_markup("<a x=\"1\"><b/>&amp;</a>", &[]).is_ok());
+}
+
+#[test]
+fn escape_covers_markup_and_control_characters() {
+    assert_eq!(
+        escape("<a href=\"x\">'&'</a>\u{7}\n"),
+        "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\u{FFFD}\n"
+    );
+}
+
+#[test]
+fn junit_is_well_formed_and_carries_the_real_messages() {
+    let run = sample_run();
+    let xml = junit::render(&run);
+    let names = check_markup(&xml, &[]).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    assert_eq!(names.iter().filter(|n| *n == "testsuite").count(), 2);
+    assert_eq!(names.iter().filter(|n| *n == "testcase").count(), 4);
+    assert_eq!(names.iter().filter(|n| *n == "failure").count(), 2);
+    assert_eq!(names.iter().filter(|n| *n == "skipped").count(), 1);
+    let expected = format!("step failed: {NASTY}").replace('\u{1}', "\u{FFFD}");
+    assert_eq!(
+        unescape(attr(&xml, "<failure", "message").unwrap()),
+        expected
+    );
+    assert_eq!(
+        attr(&xml, "<testcase", "classname"),
+        Some("features/recreate.feature")
+    );
+    assert_eq!(attr(&xml, "<testsuites", "tests"), Some("4"));
+    assert_eq!(attr(&xml, "<testsuites", "failures"), Some("2"));
+    assert_eq!(attr(&xml, "<testcase", "time"), Some("3.250"));
+    assert!(xml.contains("type=\"NotImplemented\""));
+    assert!(unescape(attr(&xml, "<skipped", "message").unwrap()).starts_with("no cluster a <b>"));
+    assert!(xml.contains("KEP-3541 Proposed Recreate Strategy Algorithm"));
+    assert!(!xml.contains("<script>"));
+}
+
+#[test]
+fn json_round_trips() {
+    let run = sample_run();
+    let text = json::render(&run).unwrap();
+    let back = json::parse(&text).unwrap();
+    assert_eq!(back, run);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["features"][0]["scenarios"][0]["status"]["status"],
+        "failed"
+    );
+    assert_eq!(
+        v["features"][1]["scenarios"][0]["status"]["status"],
+        "skipped"
+    );
+    assert!(v["features"][1]["scenarios"][0]["status"]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("no cluster"));
+    assert_eq!(run.totals().failed, 1);
+    assert!(!run.passed());
+}
+
+#[test]
+fn html_is_self_contained_escaped_and_draws_the_timeline() {
+    let run = sample_run();
+    let html = html::render(&run);
+    let void = ["meta", "br", "hr", "img", "link", "input"];
+    check_markup(&html, &void).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!html.contains("<script"), "user text must be escaped");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    for bad in ["src=", "href=\"http", "url(http", "@import"] {
+        assert!(!html.contains(bad), "external resource: {bad}");
+    }
+    assert!(html.contains("<svg"));
+    // One lane per ordinal, two revisions in the legend, the violation line.
+    assert!(html.contains(">web-0</text>") && html.contains(">web-1</text>"));
+    assert!(html.contains("revision web-aaa") && html.contains("revision web-bbb"));
+    assert!(html.contains("class=\"violation\""));
+    assert!(html.contains("stroke=\"#d00\""));
+    assert!(html.contains("url(#hatch)"));
+    assert!(html.contains("class=\"gone\""));
+    assert!(html.contains("skipped after failure"));
+    assert!(html.contains("<details class=\"listing\"><summary>timeline (11 entries)"));
+    assert!(
+        html.contains("&gt; #9 +2.000s pod web-1 ADDED"),
+        "the violation's entry is marked"
+    );
+}
+
+#[test]
+fn swimlane_colours_are_stable_by_first_appearance() {
+    let mut b = TimelineBuilder::new();
+    b.create_pod("web-1", "r2")
+        .create_pod("web-0", "r1")
+        .create_pod("web-2", "r2");
+    let lives = crate::history::pod_lives(&b.build());
+    let c = swimlane::revision_colours(&lives);
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].0, "r2");
+    assert_eq!(c[1].0, "r1");
+    assert_ne!(c[0].1, c[1].1);
+    assert_eq!(swimlane::tick_step(Duration::from_secs(7)), 1.0);
+    assert_eq!(swimlane::tick_step(Duration::from_millis(500)), 0.1);
+    assert_eq!(swimlane::tick_step(Duration::from_secs(95)), 10.0);
+}
+
+#[test]
+fn swimlane_of_an_empty_timeline_is_valid() {
+    let svg = swimlane::render(&crate::history::Timeline::new(), None);
+    check_markup(&svg, &[]).unwrap();
+}
+
+#[test]
+#[ignore = "writes a sample report to $KEPSPEC_SAMPLE_DIR for inspection"]
+fn write_sample_report() {
+    let dir = std::env::var("KEPSPEC_SAMPLE_DIR").unwrap_or_else(|_| "/tmp".into());
+    let run = sample_run();
+    let dir = std::path::Path::new(&dir);
+    write_file(&dir.join("report.html"), &html::render(&run)).unwrap();
+    write_file(&dir.join("junit.xml"), &junit::render(&run)).unwrap();
+    let t = run.features[0].scenarios[0].timeline.as_ref().unwrap();
+    let v = run.features[0].scenarios[0].violation.as_ref();
+    write_file(&dir.join("lanes.svg"), &swimlane::render(t, v)).unwrap();
+}
+
+#[test]
+fn swimlanes_keep_sets_apart() {
+    let mut b = TimelineBuilder::new();
+    b.create_pod("web-0", "a")
+        .create_pod("db-0", "x")
+        .create_pod("web-1", "a")
+        .create_pod("loner", "a");
+    let svg = swimlane::render(&b.build(), None);
+    let lanes: Vec<&str> = svg
+        .split("class=\"lane\"")
+        .skip(1)
+        .filter_map(|s| s.split('>').nth(1))
+        .filter_map(|s| s.split('<').next())
+        .collect();
+    assert_eq!(lanes, ["db-0", "web-0", "web-1", "loner"]);
+}
