@@ -1,0 +1,27 @@
+@base @retention
+Feature: PersistentVolumeClaim retention policy
+  StatefulSet concepts, "PersistentVolumeClaim retention": whenDeleted
+  applies when the StatefulSet is deleted, whenScaled when a replica is
+  removed by scaling down; `Retain` keeps the claims, `Delete` deletes them
+  (through ownerReferences and the garbage collector).
+
+  Scenario: whenScaled Delete removes the claim of a scaled-down replica
+    Given a StatefulSet "web" with 2 replicas, retention policy "Retain/Delete" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When "web" is scaled to 1 replica
+    Then within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
+
+  Scenario: whenScaled Retain keeps the claim of a scaled-down replica
+    Given a StatefulSet "web" with 2 replicas, retention policy "Retain/Retain" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When "web" is scaled to 1 replica
+    Then within 60 seconds all 1 pods of "web" run the update revision and are ready
+    And for 2 seconds the PersistentVolumeClaim "data-web-1" is kept
+
+  Scenario: whenDeleted Delete removes every claim with the set
+    Given a StatefulSet "web" with 2 replicas, retention policy "Delete/Retain" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the StatefulSet "web" is deleted
+    Then within 60 seconds the PersistentVolumeClaim "data-web-0" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone

@@ -1,0 +1,47 @@
+@base @rolling-update
+Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
+  StatefulSet concepts, "Rolling Updates": "The StatefulSet controller will
+  delete and recreate each Pod ... from the largest ordinal to the smallest,
+  updating each Pod one at a time. The Kubernetes control plane waits until
+  an updated Pod is Running and Ready prior to updating its predecessor. If
+  you have set .spec.minReadySeconds, the control plane additionally waits
+  that amount of time after the Pod turns ready." "Partitioned rolling
+  updates": pods with an ordinal below the partition are not updated, "even
+  if they are deleted, they will be recreated at the previous version".
+
+  Scenario: one pod at a time, each replacement ready before the next
+    Given a StatefulSet "web" with 3 replicas and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And pods were deleted in the order web-2, web-1, web-0
+    And at no moment were more than 1 pod of "web" unavailable
+    And "web" reports its current revision equal to its update revision
+    And "web" has observed its latest generation
+
+  Scenario: minReadySeconds holds the next replacement back
+    Given a StatefulSet "web" with 2 replicas and min ready seconds "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And at no moment were more than 1 pod of "web" unavailable
+
+  Scenario: a partition stages a canary, lowering it rolls out the rest
+    Given a StatefulSet "web" with 3 replicas and partition "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds pod "web-2" of "web" runs the update revision and is ready
+    And for 3 seconds pod "web-1" is neither deleted nor replaced
+    And pods of "web" below ordinal 2 were neither deleted nor replaced
+    When the partition of "web" is set to 0
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And "web" reports its current revision equal to its update revision
+
+  Scenario: a pod deleted below the partition comes back at the current revision
+    Given a StatefulSet "web" with 3 replicas and partition "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds pod "web-2" of "web" runs the update revision and is ready
+    When pod "web-0" is deleted
+    Then within 60 seconds pod "web-0" of "web" runs the current revision and is ready
+    And pod "web-2" of "web" runs the update revision

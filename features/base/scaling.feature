@@ -1,0 +1,38 @@
+@base @scaling
+Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
+  StatefulSet concepts, "Deployment and Scaling Guarantees": "For a
+  StatefulSet with N replicas, when Pods are being deployed, they are created
+  sequentially, in order from {0..N-1}. When Pods are being deleted, they are
+  terminated in reverse order, from {N-1..0}. Before a scaling operation is
+  applied to a Pod, all of its predecessors must be Running and Ready."
+  "Parallel pod management tells the StatefulSet controller to launch or
+  terminate all Pods in parallel, and to not wait for Pods to become Running
+  and Ready or completely terminated prior to launching or terminating
+  another Pod."
+
+  Scenario: OrderedReady creates in order, each after its predecessors are ready
+    Given a StatefulSet "web" with 3 replicas and pod management policy "OrderedReady"
+    And all pods of "web" are running and ready
+    Then pods were created in the order web-0, web-1, web-2
+    And every pod of "web" was created only after its predecessors were running and ready
+
+  Scenario: OrderedReady scales down one at a time, highest ordinal first
+    Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When "web" is scaled to 1 replica
+    Then within 60 seconds all 1 pods of "web" run the update revision and are ready
+    And pods were deleted in the order web-3, web-2, web-1
+
+  Scenario: OrderedReady scale-down waits while a predecessor is not ready
+    Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-0" is made not ready
+    And "web" is scaled to 2 replicas
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-0" is made ready
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+
+  Scenario: Parallel creates without waiting for readiness
+    Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and readiness held by the readiness gate
+    Then within 30 seconds 3 pods of "web" exist at the update revision

@@ -1,0 +1,31 @@
+@kep-3541 @recreate @gate-StatefulSetRecreateStrategy
+Feature: Recreation follows the podManagementPolicy
+  KEP-3541, Phase 3 "ReadyForCreation": "IF podManagementPolicy ==
+  OrderedReady THEN create in ascending ordinal order; only create the next
+  ordinal when predecessor is Running and Ready ... ELSE Parallel: create all
+  missing pods at once". Readiness is held by a readiness gate so the
+  difference is visible.
+
+  Scenario: OrderedReady creates ascending, each only after its predecessor is ready
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds 1 pod of "web" exists at the update revision
+    And for 3 seconds no pod of "web" is created or deleted
+    When pod "web-0" is made ready
+    Then within 30 seconds 2 pods of "web" exist at the update revision
+    When pod "web-1" is made ready
+    Then within 30 seconds 3 pods of "web" exist at the update revision
+    When pod "web-2" is made ready
+    Then within 30 seconds all 3 pods of "web" run the update revision and are ready
+    And pods were created in the order web-0, web-1, web-2
+    And every pod of "web" was created only after its predecessors were running and ready
+    And no pod of the update revision was created while a pod of another revision existed
+
+  Scenario: Parallel creates every pod at once, ready or not
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and readiness held by the readiness gate
+    Then within 30 seconds 3 pods of "web" exist at the update revision
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds 3 pods of "web" exist at the update revision
+    And no pod of the update revision was created while a pod of another revision existed

@@ -1,0 +1,16 @@
+@kep-3541 @recreate @gate-StatefulSetRecreateStrategy
+Feature: A second template change during a Recreate
+  KEP-3541, "determine_phase": every pod whose revision is not the update
+  revision counts as old. A template change while old pods are still
+  terminating moves the target; the controller keeps waiting, then creates
+  pods of the newest revision only.
+
+  Scenario: a second change while the first Recreate waits for termination
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "3" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds pod "web-0" is terminating
+    When the environment variable "VERSION" of "web" is set to "3"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And no two pods of "web" ever existed for one ordinal

@@ -1,0 +1,529 @@
+//! Checks over a scenario's whole recorded history, each tied to the clause
+//! it encodes. Each failure is kept on the scenario for the report's picture.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::clauses;
+use super::scenario::Scenario;
+use super::waits::{rollout_gap_in, update_revision};
+use crate::history::checks::Breach;
+use crate::history::rules::{self, ConditionSpec, DeletionMark, EventSpec};
+use crate::history::views::{ordinal_of, pod_lives, scan, state_before, PodFacts};
+use crate::history::{Change, Clause, Kind, SetScope, Timeline, Violation};
+use std::ops::ControlFlow;
+
+fn keep(sc: &mut Scenario, result: Result<(), Violation>) -> anyhow::Result<()> {
+    result.map_err(|v| {
+        let err = anyhow::anyhow!("{v}");
+        if sc.last_violation.is_none() {
+            sc.last_violation = Some(v);
+        }
+        err
+    })
+}
+
+/// The set's scope (replicas, ordinals, minReadySeconds) from its latest recorded spec.
+pub fn scope_of(t: &Timeline, set: &str) -> SetScope {
+    let obj = t
+        .of_object(Kind::StatefulSet, set)
+        .last()
+        .map(|e| &e.object);
+    let int = |p: &str| obj.and_then(|o| o.pointer(p)).and_then(Value::as_i64);
+    let mut scope = SetScope::new(set, int("/spec/replicas").unwrap_or(1) as i32);
+    scope.ordinal_start = int("/spec/ordinals/start").unwrap_or(0) as i32;
+    // Availability is judged at the resolution of the API's timestamps
+    // (whole seconds, as in a condition's lastTransitionTime, which is what
+    // controllers read): a pod ready for minReadySeconds minus that second
+    // already counts as available.
+    let min_ready = int("/spec/minReadySeconds").unwrap_or(0).max(0) as u64;
+    scope.min_ready = Duration::from_secs(min_ready.saturating_sub(1));
+    scope
+}
+
+/// KEP-3541: no pod of the update revision was created while a pod of another revision existed.
+pub async fn no_mixed_revisions(sc: &mut Scenario) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let sets: Vec<String> = sc.sets.keys().cloned().collect();
+    if sets.is_empty() {
+        anyhow::bail!("the scenario created no StatefulSet; nothing to check");
+    }
+    for set in sets {
+        let revision = update_revision(&t, &set).map(str::to_string);
+        let result = rules::no_mixed_revisions(
+            &t,
+            &clauses::recreate_no_mixing(),
+            0,
+            &set,
+            revision.as_deref(),
+        );
+        keep(sc, result)?;
+    }
+    Ok(())
+}
+
+/// KEP-3541: every claim of the set that existed before the first change kept its uid.
+pub async fn claims_kept(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline();
+    let claims = state_before(&t, from)
+        .claims
+        .keys()
+        .filter(|n| rules::is_claim_of(set, n))
+        .count();
+    if claims == 0 {
+        // A check over nothing proves nothing.
+        anyhow::bail!(
+            "{set} had no PersistentVolumeClaims before the first change; nothing to check"
+        );
+    }
+    keep(
+        sc,
+        rules::claims_kept_uid(&t, &clauses::pvc_preservation(), from, Some(set)),
+    )
+}
+
+/// Every pod of the set that existed at the first change was terminating
+/// before any of them was gone: the deletion was issued for all at once.
+pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline();
+    let old: Vec<String> = state_before(&t, from)
+        .pods_of(set)
+        .map(|p| p.name().to_string())
+        .collect();
+    if old.is_empty() {
+        anyhow::bail!("{set} had no pods before the first change; nothing to check");
+    }
+    let mut pending: Vec<&str> = old.iter().map(String::as_str).collect();
+    let mut first_gone: Option<(u64, String)> = None;
+    for e in t
+        .entries()
+        .iter()
+        .filter(|e| e.seq >= from && e.kind == Kind::Pod)
+    {
+        if !pending.contains(&e.name.as_str()) {
+            continue;
+        }
+        if PodFacts::of(&e.object).terminating || e.change == Change::Deleted {
+            if e.change == Change::Deleted && first_gone.is_none() {
+                first_gone = Some((e.seq, e.name.clone()));
+            }
+            pending.retain(|n| *n != e.name);
+            if let (Some((seq, gone)), false) = (&first_gone, pending.is_empty()) {
+                let breach = Breach::new(
+                    format!(
+                        "{gone} was gone while {} had not been deleted yet",
+                        pending.join(", ")
+                    ),
+                    pending.iter().map(|s| s.to_string()).collect(),
+                );
+                return keep(
+                    sc,
+                    Err(Violation::at_entry(
+                        &t,
+                        &clauses::recreate_deletes_all(),
+                        *seq,
+                        breach,
+                    )),
+                );
+            }
+        }
+    }
+    if !pending.is_empty() {
+        let breach = Breach::new(format!("{} never deleted", pending.join(", ")), vec![]);
+        return keep(
+            sc,
+            Err(Violation::at_entry(
+                &t,
+                &clauses::recreate_deletes_all(),
+                t.next_seq(),
+                breach,
+            )),
+        );
+    }
+    Ok(())
+}
+
+/// Pods were created (first appearance after the first change) in this order.
+pub async fn created_in_order(sc: &mut Scenario, names: &[String]) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    keep(
+        sc,
+        rules::created_in_order(&t, &clauses::ordered_creation(), sc.baseline(), &names),
+    )
+}
+
+/// Pods were deleted (deletion requested) in this order.
+pub async fn deleted_in_order(sc: &mut Scenario, names: &[String]) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    keep(
+        sc,
+        rules::deleted_in_order(
+            &t,
+            &clauses::ordered_deletion(),
+            sc.baseline(),
+            &names,
+            DeletionMark::Requested,
+        ),
+    )
+}
+
+/// OrderedReady: every pod was created only once its predecessors were Running and Ready.
+pub async fn created_after_predecessors(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let scope = scope_of(&t, set);
+    keep(
+        sc,
+        rules::created_after_predecessors_ready(&t, &clauses::ordered_creation(), 0, &scope),
+    )
+}
+
+/// At no moment since the first change were more than `max` pods unavailable.
+pub async fn at_most_unavailable(sc: &mut Scenario, set: &str, max: usize) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let scope = scope_of(&t, set);
+    keep(
+        sc,
+        rules::at_most_unavailable(&t, &clauses::max_unavailable(), sc.baseline(), &scope, max),
+    )
+}
+
+/// Never two pods for one ordinal at once.
+pub async fn one_pod_per_ordinal(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    keep(
+        sc,
+        rules::one_pod_per_ordinal(&t, &clauses::identity(), 0, set),
+    )
+}
+
+/// The set had the condition at some moment since the first change.
+pub async fn condition_seen(
+    sc: &mut Scenario,
+    set: &str,
+    type_: &str,
+    status: &str,
+    reason: &str,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let spec = ConditionSpec {
+        type_,
+        status,
+        reason: Some(reason),
+    };
+    keep(
+        sc,
+        rules::condition_seen(
+            &t,
+            &clauses::progressing_condition(),
+            sc.baseline(),
+            set,
+            &spec,
+        ),
+    )
+}
+
+/// An event with this reason about the set was recorded since the first
+/// change (exactly `times` times when given).
+pub async fn event_recorded(
+    sc: &mut Scenario,
+    set: &str,
+    reason: &str,
+    times: Option<usize>,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let spec = EventSpec {
+        reason,
+        involved: Some(set),
+        type_: None,
+    };
+    keep(
+        sc,
+        rules::event_recorded(&t, &clauses::events(), sc.baseline(), &spec, times),
+    )
+}
+
+/// No pod of the set was deleted, and none created, since entry `from`.
+pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: u64) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let clause = Clause::new(
+        "StatefulSet concepts, Update strategies",
+        "a change that does not touch .spec.template starts no rollout",
+    );
+    let result = crate::history::checks::never(&t, &clause, from, |_, e| {
+        if e.kind != Kind::Pod || ordinal_of(set, &e.name).is_none() {
+            return None;
+        }
+        match e.change {
+            Change::Added => Some(Breach::new(
+                format!("{} was created", e.name),
+                vec![e.name.clone()],
+            )),
+            Change::Deleted => Some(Breach::new(
+                format!("{} was deleted", e.name),
+                vec![e.name.clone()],
+            )),
+            Change::Modified if PodFacts::of(&e.object).terminating => Some(Breach::new(
+                format!("{} was deleted", e.name),
+                vec![e.name.clone()],
+            )),
+            Change::Modified => None,
+        }
+    });
+    keep(sc, result)
+}
+
+/// Pod `pod` keeps the uid it had at entry `from` and is not deleted.
+pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: u64) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let Some(uid) = state_before(&t, from)
+        .pods
+        .get(pod)
+        .map(|p| p.uid().to_string())
+    else {
+        anyhow::bail!("pod {pod} did not exist when the step began; nothing to check");
+    };
+    let clause = clauses::rolling_update_stuck();
+    let result = crate::history::checks::never(&t, &clause, from, |_, e| {
+        (e.kind == Kind::Pod
+            && e.name == pod
+            && (e.uid != uid || e.change == Change::Deleted || PodFacts::of(&e.object).terminating))
+            .then(|| {
+                Breach::new(
+                    format!("{pod} (uid {uid}) was deleted or replaced"),
+                    vec![pod.to_string()],
+                )
+            })
+    });
+    keep(sc, result)
+}
+
+/// Pods below the partition kept their uid and were never deleted.
+pub async fn partition_untouched(
+    sc: &mut Scenario,
+    set: &str,
+    partition: i32,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    keep(
+        sc,
+        rules::partition_untouched(&t, &clauses::partition(), sc.baseline(), set, partition),
+    )
+}
+
+/// KEP-3541's SLO: the update completed within the longest termination of
+/// an old pod plus the longest startup (creation to Ready) of a new pod plus
+/// `slack`, all measured on the recorded history.
+pub async fn completed_within_slo(
+    sc: &mut Scenario,
+    set: &str,
+    slack: Duration,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline();
+    let start = t.get(from).map(|e| e.at).unwrap_or_default();
+    let clause = clauses::recreate_slo();
+    let done = scan(&t, from, |state, e| {
+        if rollout_gap_in(state, set, None).is_none() {
+            ControlFlow::Break(e)
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    let Some(done) = done else {
+        let breach = Breach::new("the update never completed".to_string(), vec![]);
+        return keep(
+            sc,
+            Err(Violation::at_entry(&t, &clause, t.next_seq(), breach)),
+        );
+    };
+    let lives: Vec<_> = pod_lives(&t)
+        .into_iter()
+        .filter(|l| ordinal_of(set, &l.name).is_some())
+        .collect();
+    let termination = lives
+        .iter()
+        .filter_map(|l| Some(l.gone?.saturating_sub(l.terminating?)))
+        .max()
+        .unwrap_or_default();
+    let startup = lives
+        .iter()
+        .filter(|l| l.first_seq >= from)
+        .filter_map(|l| Some(l.ready.first()?.0.saturating_sub(l.created)))
+        .max()
+        .unwrap_or_default();
+    let took = done.at.saturating_sub(start);
+    let bound = termination + startup + slack;
+    if took <= bound {
+        return Ok(());
+    }
+    let breach = Breach::new(
+        format!(
+            "the update took {:.1}s; termination {:.1}s + startup {:.1}s + {:.0}s allows {:.1}s",
+            took.as_secs_f64(),
+            termination.as_secs_f64(),
+            startup.as_secs_f64(),
+            slack.as_secs_f64(),
+            bound.as_secs_f64()
+        ),
+        vec![],
+    );
+    keep(sc, Err(Violation::at_entry(&t, &clause, done.seq, breach)))
+}
+
+/// No pod of the set's update revision was created since entry `from`.
+pub async fn none_at_update_revision(
+    sc: &mut Scenario,
+    set: &str,
+    from: u64,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let Some(revision) = update_revision(&t, set).map(str::to_string) else {
+        anyhow::bail!("{set} does not report the update revision of its current generation");
+    };
+    let result = crate::history::checks::never(&t, &clauses::recreate_no_mixing(), from, |_, e| {
+        (e.kind == Kind::Pod
+            && e.change == Change::Added
+            && ordinal_of(set, &e.name).is_some()
+            && PodFacts::of(&e.object).revision == Some(revision.as_str()))
+        .then(|| {
+            Breach::new(
+                format!("{} of the update revision {revision} was created", e.name),
+                vec![e.name.clone()],
+            )
+        })
+    });
+    keep(sc, result)
+}
+
+/// The largest number of the set's pods unavailable at once since the first change.
+pub fn peak_unavailable(t: &Timeline, scope: &SetScope, from: u64) -> (usize, u64) {
+    let mut peak = (0, from);
+    let _: Option<()> = scan(t, from, |state, e| {
+        let n = state.unavailable_in(scope);
+        if n > peak.0 {
+            peak = (n, e.seq);
+        }
+        ControlFlow::Continue(())
+    });
+    peak
+}
+
+/// At some moment since the first change, `n` pods of the set were
+/// unavailable at once: the budget was used, not only respected.
+pub async fn budget_used(sc: &mut Scenario, set: &str, n: usize) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let scope = scope_of(&t, set);
+    let (peak, seq) = peak_unavailable(&t, &scope, sc.baseline());
+    if peak == n {
+        return Ok(());
+    }
+    let breach = Breach::new(
+        format!("at most {peak} pods were unavailable at once, expected {n} at some moment"),
+        vec![],
+    );
+    keep(
+        sc,
+        Err(Violation::at_entry(
+            &t,
+            &clauses::max_unavailable(),
+            seq,
+            breach,
+        )),
+    )
+}
+
+/// Pods below the partition kept their uid since the first change.
+pub async fn below_partition_untouched(
+    sc: &mut Scenario,
+    set: &str,
+    partition: i32,
+) -> anyhow::Result<()> {
+    partition_untouched(sc, set, partition).await
+}
+
+/// A pod (as it is at the end) runs the set's update revision (or, with
+/// `update` false, the set's current revision).
+pub async fn pod_revision(
+    sc: &mut Scenario,
+    pod: &str,
+    set: &str,
+    update: bool,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let obj = t
+        .entries()
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::StatefulSet && e.name == set)
+        .map(|e| e.object.clone());
+    let field = if update {
+        "/status/updateRevision"
+    } else {
+        "/status/currentRevision"
+    };
+    let want = obj
+        .as_ref()
+        .and_then(|o| o.pointer(field))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let state = state_before(&t, t.next_seq());
+    let have = state
+        .pods
+        .get(pod)
+        .and_then(|p| p.revision)
+        .map(str::to_string);
+    match (want, have) {
+        (Some(w), Some(h)) if w == h => Ok(()),
+        (w, h) => anyhow::bail!(
+            "pod {pod} runs revision {}, expected the {} revision {}",
+            h.unwrap_or_else(|| "(no pod)".into()),
+            if update { "update" } else { "current" },
+            w.unwrap_or_else(|| "(unknown)".into())
+        ),
+    }
+}
+
+/// The latest recorded state of an object.
+pub fn latest(t: &Timeline, kind: Kind, name: &str) -> Option<Value> {
+    t.entries()
+        .iter()
+        .rev()
+        .find(|e| e.kind == kind && e.name == name)
+        .filter(|e| e.change != Change::Deleted)
+        .map(|e| e.object.clone())
+}
+
+/// A field of the latest recorded state of an object, as text.
+pub fn field(t: &Timeline, kind: Kind, name: &str, pointer: &str) -> Option<String> {
+    let v = latest(t, kind, name)?;
+    match v.pointer(pointer)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// Checks that a field of the latest state of an object has a value.
+pub async fn field_is(
+    sc: &mut Scenario,
+    kind: Kind,
+    name: &str,
+    pointer: &str,
+    want: &str,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    match field(&t, kind, name, pointer) {
+        Some(have) if have == want => Ok(()),
+        have => anyhow::bail!(
+            "{} {name}: {pointer} is {}, expected {want:?}",
+            kind.word(),
+            have.map(|h| format!("{h:?}"))
+                .unwrap_or_else(|| "unset".into())
+        ),
+    }
+}

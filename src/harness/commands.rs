@@ -1,0 +1,195 @@
+//! The smaller subcommands: `list`, `lint`, `cluster up`, `controller`.
+
+use std::path::PathBuf;
+
+use tokio_util::sync::CancellationToken;
+
+use super::runner::{self, ScenarioWorld};
+use crate::cli::{ClusterUpArgs, ControllerArgs, ListArgs, EXIT_ERROR, EXIT_FAILED, EXIT_PASSED};
+use crate::controller::{self, ControllerGates, ControllerOptions};
+use crate::sim::admission::ApiGates;
+use crate::sim::{ClusterConfig, EmbeddedCluster};
+
+fn paths(args: &ListArgs) -> Vec<PathBuf> {
+    if args.features.is_empty() {
+        vec![PathBuf::from("features")]
+    } else {
+        args.features.clone()
+    }
+}
+
+/// `kepspec list`: features, scenarios and their tags.
+pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
+    let features = match super::features::discover(&paths(args)) {
+        Ok(files) => files,
+        Err(p) => {
+            eprintln!("error: {p}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut code = EXIT_PASSED;
+    for file in features {
+        match super::features::parse(&file) {
+            Ok(f) => {
+                println!(
+                    "{}  {}  {}",
+                    file.display(),
+                    f.name,
+                    f.tags
+                        .iter()
+                        .map(|t| format!("@{t}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+                for sc in f
+                    .scenarios
+                    .iter()
+                    .chain(f.rules.iter().flat_map(|r| r.scenarios.iter()))
+                {
+                    let tags: Vec<String> = sc.tags.iter().map(|t| format!("@{t}")).collect();
+                    println!(
+                        "  {}:{}  {}  {}",
+                        file.display(),
+                        sc.position.line,
+                        sc.name,
+                        tags.join(" ")
+                    );
+                }
+            }
+            Err(p) => {
+                eprintln!("error: {p}");
+                code = EXIT_ERROR;
+            }
+        }
+    }
+    code
+}
+
+/// `kepspec lint`: syntax, undefined and ambiguous steps.
+pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
+    match runner::load::<W>(&paths(args)) {
+        Ok(features) => {
+            let steps: usize = features
+                .iter()
+                .map(|f| super::features::steps_of(f).len())
+                .sum();
+            println!(
+                "{} features, {steps} steps: every step is defined exactly once",
+                features.len()
+            );
+            EXIT_PASSED
+        }
+        Err(problems) => {
+            for p in &problems {
+                eprintln!("{p}");
+            }
+            EXIT_FAILED
+        }
+    }
+}
+
+/// `kepspec cluster up`: the embedded cluster until Ctrl-C.
+pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
+    let mut config = ClusterConfig::default();
+    if let Some(spec) = &args.feature_gates {
+        match ApiGates::parse(spec) {
+            Ok(g) => config.gates = g,
+            Err(e) => {
+                eprintln!("error: --feature-gates: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    }
+    let cluster = match EmbeddedCluster::start(config).await {
+        Ok(c) => c,
+        Err(err) => {
+            eprintln!("error: cannot start the embedded cluster: {err:#}");
+            return EXIT_ERROR;
+        }
+    };
+    if let Err(err) = cluster.write_kubeconfig(&args.kubeconfig) {
+        eprintln!("error: cannot write {}: {err:#}", args.kubeconfig.display());
+        return EXIT_ERROR;
+    }
+    let stop = CancellationToken::new();
+    let controller_task = if args.with_controller {
+        match cluster.client().await {
+            Ok(client) => {
+                let token = stop.clone();
+                Some(tokio::spawn(async move {
+                    controller::run(client, ControllerOptions::default(), token).await
+                }))
+            }
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                return EXIT_ERROR;
+            }
+        }
+    } else {
+        None
+    };
+    println!("embedded cluster listening on {}", cluster.url());
+    println!("kubeconfig written to {}", args.kubeconfig.display());
+    println!(
+        "  kubectl --kubeconfig {} get pods -A -w",
+        args.kubeconfig.display()
+    );
+    println!("Ctrl-C stops it.");
+    let _ = tokio::signal::ctrl_c().await;
+    stop.cancel();
+    if let Some(task) = controller_task {
+        let _ = task.await;
+    }
+    cluster.shutdown().await;
+    EXIT_PASSED
+}
+
+/// `kepspec controller`: the bundled controller against any cluster.
+pub async fn controller(args: &ControllerArgs) -> u8 {
+    let gates = match args
+        .feature_gates
+        .as_deref()
+        .map(ControllerGates::parse)
+        .transpose()
+    {
+        Ok(g) => g.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("error: --feature-gates: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let config = match &args.kubeconfig {
+        Some(path) => match kube::config::Kubeconfig::read_from(path) {
+            Ok(kc) => kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                .await
+                .map_err(anyhow::Error::from),
+            Err(e) => Err(anyhow::Error::from(e)),
+        },
+        None => kube::Config::infer().await.map_err(anyhow::Error::from),
+    };
+    let client = match config.and_then(|c| kube::Client::try_from(c).map_err(anyhow::Error::from)) {
+        Ok(c) => c,
+        Err(err) => {
+            eprintln!("error: cannot configure a client: {err:#}");
+            return EXIT_ERROR;
+        }
+    };
+    let stop = CancellationToken::new();
+    let token = stop.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        token.cancel();
+    });
+    let opts = ControllerOptions {
+        gates,
+        namespace: args.namespace.clone(),
+        ..ControllerOptions::default()
+    };
+    match controller::run(client, opts, stop).await {
+        Ok(_) => EXIT_PASSED,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            EXIT_ERROR
+        }
+    }
+}

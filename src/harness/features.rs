@@ -1,0 +1,240 @@
+//! Feature files as a reader sees them: found under the given paths, parsed,
+//! selected by tags and name, and checked against the step vocabulary before
+//! anything touches a cluster. Every problem names its file and line.
+
+use std::path::{Path, PathBuf};
+
+use cucumber::gherkin::{self, GherkinEnv};
+use cucumber::tag::Ext as _;
+
+/// A problem with the specification's text itself (exit code 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputProblem {
+    /// `features/x.feature:12` or a path.
+    pub place: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.place, self.message)
+    }
+}
+
+/// Every `.feature` file under the paths, sorted.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputProblem> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files).map_err(|e| InputProblem {
+                place: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        } else if path.is_file() {
+            files.push(path.clone());
+        } else {
+            return Err(InputProblem {
+                place: path.display().to_string(),
+                message: "no such file or folder".into(),
+            });
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "feature") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Parses one feature file; a syntax error names the file and line.
+pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputProblem {
+        place: path.display().to_string(),
+        message: format!("cannot read: {e}"),
+    })?;
+    gherkin::Feature::parse(&text, GherkinEnv::default())
+        .map(|mut f| {
+            f.path = Some(path.to_path_buf());
+            f
+        })
+        .map_err(|e| {
+            // gherkin words it `Error at LINE:COL: {expected tokens}`.
+            let msg = e.to_string();
+            let (line, rest) = msg
+                .strip_prefix("Error at ")
+                .and_then(|r| r.split_once(':'))
+                .map(|(line, rest)| (line.to_string(), rest.to_string()))
+                .unwrap_or_else(|| ("1".into(), msg.clone()));
+            let col_and_expected = rest
+                .split_once(": ")
+                .map(|(_, exp)| exp.to_string())
+                .unwrap_or(rest);
+            InputProblem {
+                place: format!("{}:{line}", path.display()),
+                message: format!("syntax error, expected one of {col_and_expected}"),
+            }
+        })
+}
+
+/// Which scenarios a run takes.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Tag expression (`@kep-3541 and not @slow`).
+    pub tags: Option<gherkin::tagexpr::TagOperation>,
+    /// Scenario name regex.
+    pub name: Option<regex::Regex>,
+}
+
+impl Selection {
+    /// Parses the user's tag expression and name regex.
+    pub fn new(tags: Option<&str>, name: Option<&str>) -> Result<Self, InputProblem> {
+        let tags = tags
+            .map(|t| {
+                t.parse::<gherkin::tagexpr::TagOperation>()
+                    .map_err(|e| InputProblem {
+                        place: "--tags".into(),
+                        message: format!("invalid tag expression `{t}`: {e}"),
+                    })
+            })
+            .transpose()?;
+        let name = name
+            .map(|n| {
+                regex::Regex::new(n).map_err(|e| InputProblem {
+                    place: "--name".into(),
+                    message: format!("invalid regex: {e}"),
+                })
+            })
+            .transpose()?;
+        Ok(Self { tags, name })
+    }
+
+    /// Whether a scenario is selected; tags are inherited from the feature and rule.
+    pub fn accepts(
+        &self,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+    ) -> bool {
+        let tags: Vec<&String> = feature
+            .tags
+            .iter()
+            .chain(rule.iter().flat_map(|r| r.tags.iter()))
+            .chain(scenario.tags.iter())
+            .collect();
+        self.tags
+            .as_ref()
+            .is_none_or(|op| op.eval(tags.iter().map(|t| t.as_str())))
+            && self
+                .name
+                .as_ref()
+                .is_none_or(|re| re.is_match(&scenario.name))
+    }
+}
+
+/// Every step of a feature with where it is written.
+pub fn steps_of(feature: &gherkin::Feature) -> Vec<(&gherkin::Step, String)> {
+    let path = feature
+        .path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let place = |s: &gherkin::Step| format!("{path}:{}", s.position.line);
+    let mut out = Vec::new();
+    let backgrounds = feature
+        .background
+        .iter()
+        .chain(feature.rules.iter().filter_map(|r| r.background.as_ref()));
+    for bg in backgrounds {
+        out.extend(bg.steps.iter().map(|s| (s, place(s))));
+    }
+    let scenarios = feature
+        .scenarios
+        .iter()
+        .chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
+    for sc in scenarios {
+        out.extend(sc.steps.iter().map(|s| (s, place(s))));
+    }
+    out
+}
+
+/// Checks every step against the vocabulary: undefined and ambiguous steps
+/// are problems, each with its file:line.
+pub fn lint<W>(
+    features: &[gherkin::Feature],
+    steps: &cucumber::step::Collection<W>,
+) -> Vec<InputProblem> {
+    let mut problems = Vec::new();
+    for feature in features {
+        for (step, place) in steps_of(feature) {
+            match steps.find(step) {
+                Ok(Some(_)) => {}
+                Ok(None) => problems.push(InputProblem {
+                    place,
+                    message: format!("undefined step: {} {}", step.keyword.trim(), step.value),
+                }),
+                Err(e) => problems.push(InputProblem {
+                    place,
+                    message: format!("ambiguous step: {} ({e})", step.value),
+                }),
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feature(text: &str) -> gherkin::Feature {
+        gherkin::Feature::parse(text, GherkinEnv::default()).unwrap()
+    }
+
+    #[test]
+    fn syntax_errors_name_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.feature");
+        std::fs::write(
+            &path,
+            "Feature: x\n  Scenario: y\n    Given a\n  Nonsense here\n",
+        )
+        .unwrap();
+        let err = parse(&path).unwrap_err();
+        assert!(err.place.ends_with("bad.feature:4"), "{err}");
+        assert!(err.message.starts_with("syntax error"), "{err}");
+    }
+
+    #[test]
+    fn selection_inherits_feature_tags() {
+        let f = feature("@kep-3541\nFeature: x\n  @slow\n  Scenario: a\n    Given s\n  Scenario: b\n    Given s\n");
+        let sel = Selection::new(Some("@kep-3541 and not @slow"), None).unwrap();
+        let picked: Vec<_> = f
+            .scenarios
+            .iter()
+            .filter(|s| sel.accepts(&f, None, s))
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(picked, vec!["b"]);
+        let by_name = Selection::new(None, Some("^a$")).unwrap();
+        assert!(by_name.accepts(&f, None, &f.scenarios[0]));
+        assert!(!by_name.accepts(&f, None, &f.scenarios[1]));
+        assert!(Selection::new(Some("@a and"), None).is_err());
+    }
+
+    #[test]
+    fn discover_reports_missing_paths() {
+        let err = discover(&[PathBuf::from("/no/such/features")]).unwrap_err();
+        assert!(err.message.contains("no such file"));
+    }
+}

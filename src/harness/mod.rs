@@ -1,0 +1,18 @@
+//! The harness: what a scenario can do to a cluster and what it can check,
+//! independent of cucumber. Steps (in `steps/`) only parse words and call
+//! these functions.
+
+pub mod checks;
+pub mod clauses;
+pub mod commands;
+pub mod env;
+pub mod features;
+pub mod job;
+pub mod runner;
+pub mod scenario;
+pub mod setspec;
+pub mod waits;
+
+pub use env::{Environment, EnvironmentOptions};
+pub use scenario::Scenario;
+pub use setspec::SetSpec;

@@ -1,0 +1,487 @@
+//! One scenario's world: its namespace, its recorder, and the actions steps
+//! take on the cluster. Every action is one API call (or one wait) a reader
+//! can map to a `kubectl` command.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::discovery::ApiResource;
+use kube::{Client, Resource};
+use serde_json::{json, Value};
+
+use super::env::Environment;
+use super::setspec::{SetSpec, READINESS_GATE};
+use crate::history::recorder::Recorder;
+use crate::history::Kind;
+
+/// A failed request, with what was asked and what the server said.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {message}")]
+pub struct RequestError {
+    /// What the step asked for, in words.
+    pub what: String,
+    /// The server's answer (the Status message) or the transport error.
+    pub message: String,
+    /// The HTTP status code, when the server answered.
+    pub code: Option<u16>,
+}
+
+impl RequestError {
+    fn from_kube(what: impl Into<String>, err: kube::Error) -> Self {
+        let (message, code) = match &err {
+            kube::Error::Api(s) => (s.message.clone(), Some(s.code)),
+            other => (other.to_string(), None),
+        };
+        Self {
+            what: what.into(),
+            message,
+            code,
+        }
+    }
+}
+
+/// The world of one scenario.
+pub struct Scenario {
+    /// The shared environment.
+    pub env: Arc<Environment>,
+    /// The client steps use.
+    pub client: Client,
+    /// The scenario's own namespace.
+    pub namespace: String,
+    /// The set resource under test.
+    pub resource: ApiResource,
+    /// Records everything in the namespace from the start.
+    pub recorder: Recorder,
+    /// The sets the scenario created, by name.
+    pub sets: BTreeMap<String, SetSpec>,
+    /// The answer to the last write that was expected to be refused.
+    pub last_refusal: Option<RequestError>,
+    /// Named points in the timeline (`the update`), by sequence number.
+    pub marks: BTreeMap<String, u64>,
+    /// The first property a check found broken, for the report's picture.
+    pub last_violation: Option<crate::history::Violation>,
+    /// Revision names the scenario remembered under a name of its own.
+    pub remembered: BTreeMap<String, String>,
+    /// The newest resourceVersion of each object this scenario wrote.
+    pub written: BTreeMap<(Kind, String), u64>,
+}
+
+/// The first of the scenario's own writes the timeline has not seen yet.
+pub fn caught_up(
+    t: &crate::history::Timeline,
+    written: &BTreeMap<(Kind, String), u64>,
+) -> Option<String> {
+    for ((kind, name), rv) in written {
+        let seen = t
+            .entries()
+            .iter()
+            .any(|e| e.kind == *kind && e.name == *name && e.rv_number().is_none_or(|r| r >= *rv));
+        if !seen {
+            return Some(format!(
+                "the recorder has not yet seen {} {name} at resourceVersion {rv}",
+                kind.word()
+            ));
+        }
+    }
+    None
+}
+
+impl std::fmt::Debug for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scenario")
+            .field("namespace", &self.namespace)
+            .finish()
+    }
+}
+
+const BASELINE: &str = "baseline";
+
+/// A namespace name for a scenario: readable, unique, a DNS label.
+pub fn namespace_for(scenario_name: &str) -> String {
+    let mut slug: String = scenario_name
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    slug = slug
+        .split('-')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    slug.truncate(40);
+    let slug = slug.trim_end_matches('-');
+    let suffix: u32 = rand::random::<u32>() % 0xfffff;
+    format!("kepspec-{slug}-{suffix:05x}")
+}
+
+impl Scenario {
+    /// Creates the scenario's namespace and starts recording it.
+    pub async fn start(env: Arc<Environment>, scenario_name: &str) -> anyhow::Result<Self> {
+        let client = env.client.clone();
+        let namespace = namespace_for(scenario_name);
+        let ns: Namespace = serde_json::from_value(json!({
+            "metadata": { "name": namespace, "labels": { "kepspec.io/scenario": "true" } }
+        }))?;
+        Api::<Namespace>::all(client.clone())
+            .create(&PostParams::default(), &ns)
+            .await
+            .map_err(|e| RequestError::from_kube(format!("create namespace {namespace}"), e))?;
+        let resource = ApiResource::erase::<k8s_openapi::api::apps::v1::StatefulSet>(&());
+        let recorder = Recorder::start(client.clone(), &namespace, resource.clone()).await?;
+        Ok(Self {
+            env,
+            client,
+            namespace,
+            resource,
+            recorder,
+            sets: BTreeMap::new(),
+            last_refusal: None,
+            marks: BTreeMap::new(),
+            last_violation: None,
+            remembered: BTreeMap::new(),
+            written: BTreeMap::new(),
+        })
+    }
+
+    /// Deletes the namespace (and with it everything the scenario made).
+    pub async fn cleanup(&self) {
+        let api = Api::<Namespace>::all(self.client.clone());
+        if let Err(err) = api.delete(&self.namespace, &DeleteParams::default()).await {
+            tracing::warn!(%err, namespace = %self.namespace, "cleanup failed");
+        }
+    }
+
+    fn sets_api(&self) -> Api<DynamicObject> {
+        Api::namespaced_with(self.client.clone(), &self.namespace, &self.resource)
+    }
+
+    fn pods_api(&self) -> Api<Pod> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    /// Creates a set from its spec.
+    pub async fn create_set(&mut self, spec: SetSpec) -> Result<(), RequestError> {
+        let obj = spec.to_object();
+        self.create_set_object(&spec.name, obj).await?;
+        self.sets.insert(spec.name.clone(), spec);
+        Ok(())
+    }
+
+    /// Creates a set from a full object (a YAML docstring).
+    pub async fn create_set_object(&mut self, name: &str, obj: Value) -> Result<(), RequestError> {
+        let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
+            what: format!("create {} {name}", self.resource.kind),
+            message: e.to_string(),
+            code: None,
+        })?;
+        self.sets_api()
+            .create(&PostParams::default(), &obj)
+            .await
+            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
+            .map_err(|e| {
+                RequestError::from_kube(format!("create {} {name}", self.resource.kind), e)
+            })
+    }
+
+    /// Applies a JSON merge patch to a set (what `kubectl patch --type merge` does).
+    pub async fn patch_set(&mut self, name: &str, patch: Value) -> Result<(), RequestError> {
+        self.note_change();
+        self.sets_api()
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
+            .map_err(|e| RequestError::from_kube(format!("patch {} {name}", self.resource.kind), e))
+    }
+
+    /// Changes the image of the set's first container.
+    pub async fn set_image(&mut self, name: &str, image: &str) -> Result<(), RequestError> {
+        // A strategic merge patch keyed by container name, as `kubectl set image` sends.
+        let patch = json!({ "spec": { "template": { "spec": { "containers": [ { "name": "app", "image": image } ] } } } });
+        self.strategic_patch_set(name, patch, &format!("set image of {name} to {image}"))
+            .await
+    }
+
+    /// What `kubectl rollout restart` does: stamps the template with
+    /// `kubectl.kubernetes.io/restartedAt`.
+    pub async fn rollout_restart(&mut self, name: &str) -> Result<(), RequestError> {
+        let now = jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        let patch = json!({ "spec": { "template": { "metadata": { "annotations": { "kubectl.kubernetes.io/restartedAt": now } } } } });
+        self.patch_set(name, patch).await
+    }
+
+    /// Sets an environment variable of the set's container (a template change).
+    pub async fn set_env(
+        &mut self,
+        name: &str,
+        var: &str,
+        value: &str,
+    ) -> Result<(), RequestError> {
+        let patch = json!({ "spec": { "template": { "spec": { "containers": [
+            { "name": "app", "env": [ { "name": var, "value": value } ] }
+        ] } } } });
+        self.strategic_patch_set(name, patch, &format!("set {var}={value} on {name}"))
+            .await
+    }
+
+    /// Sets the CPU request of the set's container (a template change).
+    pub async fn set_cpu_request(&mut self, name: &str, cpu: &str) -> Result<(), RequestError> {
+        let patch = json!({ "spec": { "template": { "spec": { "containers": [
+            { "name": "app", "resources": { "requests": { "cpu": cpu } } }
+        ] } } } });
+        self.strategic_patch_set(
+            name,
+            patch,
+            &format!("set the cpu request of {name} to {cpu}"),
+        )
+        .await
+    }
+
+    /// Sets the command of the set's container (a template change).
+    pub async fn set_command(
+        &mut self,
+        name: &str,
+        command: &[String],
+    ) -> Result<(), RequestError> {
+        let patch = json!({ "spec": { "template": { "spec": { "containers": [
+            { "name": "app", "command": command }
+        ] } } } });
+        self.strategic_patch_set(name, patch, &format!("set the command of {name}"))
+            .await
+    }
+
+    /// Sets or removes the template's readiness gates (a template change).
+    pub async fn set_template_readiness_gate(
+        &mut self,
+        name: &str,
+        present: bool,
+    ) -> Result<(), RequestError> {
+        let gates = if present {
+            json!([{ "conditionType": READINESS_GATE }])
+        } else {
+            Value::Null
+        };
+        self.patch_set(
+            name,
+            json!({ "spec": { "template": { "spec": { "readinessGates": gates } } } }),
+        )
+        .await
+    }
+
+    /// Changes `.spec.updateStrategy.type` alone (dropping a rollingUpdate
+    /// block, which only RollingUpdate may carry).
+    pub async fn set_strategy(&mut self, name: &str, strategy: &str) -> Result<(), RequestError> {
+        let mut s = json!({ "type": strategy });
+        if strategy != "RollingUpdate" {
+            s["rollingUpdate"] = Value::Null;
+        }
+        self.patch_set(name, json!({ "spec": { "updateStrategy": s } }))
+            .await
+    }
+
+    /// Changes `.spec.replicas`.
+    pub async fn scale(&mut self, name: &str, replicas: i32) -> Result<(), RequestError> {
+        self.patch_set(name, json!({ "spec": { "replicas": replicas } }))
+            .await
+    }
+
+    /// Sets `.spec.updateStrategy.rollingUpdate.partition`.
+    pub async fn set_partition(&mut self, name: &str, partition: i32) -> Result<(), RequestError> {
+        self.patch_set(name, json!({ "spec": { "updateStrategy": { "rollingUpdate": { "partition": partition } } } })).await
+    }
+
+    /// Sets `.spec.updateStrategy.rollingUpdate.maxUnavailable` (a number or a percentage).
+    pub async fn set_max_unavailable(
+        &mut self,
+        name: &str,
+        value: &str,
+    ) -> Result<(), RequestError> {
+        let v = value
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(value));
+        self.patch_set(
+            name,
+            json!({ "spec": { "updateStrategy": { "rollingUpdate": { "maxUnavailable": v } } } }),
+        )
+        .await
+    }
+
+    /// Deletes the set as `kubectl delete statefulset` does (background cascade).
+    pub async fn delete_set(&mut self, name: &str) -> Result<(), RequestError> {
+        self.note_change();
+        self.sets_api()
+            .delete(name, &DeleteParams::background())
+            .await
+            .map(|o| {
+                if let either::Either::Left(o) = o {
+                    self.wrote(Kind::StatefulSet, o.meta());
+                }
+            })
+            .map_err(|e| {
+                RequestError::from_kube(format!("delete {} {name}", self.resource.kind), e)
+            })
+    }
+
+    /// Reports a pod Failed through its status, as a kubelet does when a pod
+    /// is evicted or its node fails it.
+    pub async fn fail_pod(&mut self, pod: &str) -> Result<(), RequestError> {
+        self.note_change();
+        let patch = json!({ "status": { "phase": "Failed", "reason": "Evicted", "message": "failed by the scenario" } });
+        self.pods_api()
+            .patch_status(pod, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map(|o| self.wrote(Kind::Pod, o.meta()))
+            .map_err(|e| RequestError::from_kube(format!("fail pod {pod}"), e))
+    }
+
+    async fn strategic_patch_set(
+        &mut self,
+        name: &str,
+        patch: Value,
+        what: &str,
+    ) -> Result<(), RequestError> {
+        self.note_change();
+        self.sets_api()
+            .patch(name, &PatchParams::default(), &Patch::Strategic(&patch))
+            .await
+            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
+            .map_err(|e| RequestError::from_kube(what.to_string(), e))
+    }
+
+    /// Replaces a pod's finalizers.
+    pub async fn set_pod_finalizers(
+        &mut self,
+        pod: &str,
+        finalizers: Vec<String>,
+    ) -> Result<(), RequestError> {
+        self.pods_api()
+            .patch(
+                pod,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({ "metadata": { "finalizers": finalizers } })),
+            )
+            .await
+            .map(|o| self.wrote(Kind::Pod, o.meta()))
+            .map_err(|e| RequestError::from_kube(format!("set the finalizers of pod {pod}"), e))
+    }
+
+    /// A pod's finalizers now.
+    pub async fn pod_finalizers(&self, pod: &str) -> Result<Vec<String>, RequestError> {
+        self.pods_api()
+            .get(pod)
+            .await
+            .map(|p| p.metadata.finalizers.unwrap_or_default())
+            .map_err(|e| RequestError::from_kube(format!("get pod {pod}"), e))
+    }
+
+    /// Submits a set that may be refused; the answer is kept for `Then` steps.
+    pub async fn submit_set_object(&mut self, obj: Value) -> Result<(), RequestError> {
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.last_refusal = self.create_set_object(&name, obj).await.err();
+        Ok(())
+    }
+
+    /// Deletes a pod (gracefully, as `kubectl delete pod` does).
+    pub async fn delete_pod(&mut self, name: &str) -> Result<(), RequestError> {
+        self.note_change();
+        self.pods_api()
+            .delete(name, &DeleteParams::default())
+            .await
+            .map(|o| {
+                if let either::Either::Left(o) = o {
+                    self.wrote(Kind::Pod, o.meta());
+                }
+            })
+            .map_err(|e| RequestError::from_kube(format!("delete pod {name}"), e))
+    }
+
+    /// Sets the scenario's readiness gate condition on a pod, the way a
+    /// readiness-gate controller would: through the status subresource.
+    pub async fn set_readiness(&mut self, pod: &str, ready: bool) -> Result<(), RequestError> {
+        let status = if ready { "True" } else { "False" };
+        let now = jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        let patch = json!({ "status": { "conditions": [ {
+            "type": READINESS_GATE, "status": status, "lastTransitionTime": now
+        } ] } });
+        self.pods_api()
+            .patch_status(pod, &PatchParams::default(), &Patch::Strategic(&patch))
+            .await
+            .map(|o| self.wrote(Kind::Pod, o.meta()))
+            .map_err(|e| {
+                RequestError::from_kube(format!("set {READINESS_GATE}={status} on pod {pod}"), e)
+            })
+    }
+
+    /// The pods' names of a set as they are now.
+    pub async fn pod_names(&self, set: &str) -> Result<Vec<String>, RequestError> {
+        let list = self
+            .pods_api()
+            .list(&kube::api::ListParams::default().labels(&format!("app={set}")))
+            .await
+            .map_err(|e| RequestError::from_kube(format!("list pods of {set}"), e))?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|p| p.metadata.name)
+            .collect())
+    }
+
+    /// Remembers the resourceVersion of a write, so that later waits and
+    /// checks first let the recorder catch up with it.
+    fn wrote(
+        &mut self,
+        kind: Kind,
+        meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    ) {
+        if let (Some(rv), Some(name)) = (
+            meta.resource_version
+                .as_deref()
+                .and_then(|v| v.parse::<u64>().ok()),
+            &meta.name,
+        ) {
+            self.written.insert((kind, name.clone()), rv);
+        }
+    }
+
+    /// The timeline once the recorder has seen every write this scenario
+    /// made, each on the watch of its own kind (watches of different kinds
+    /// are independent streams, so one being ahead says nothing of another).
+    pub async fn timeline(&self) -> anyhow::Result<crate::history::Timeline> {
+        let written = self.written.clone();
+        self.recorder
+            .wait_for(Self::default_wait(), |t| {
+                caught_up(t, &written).is_none().then(|| t.clone())
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("the recorder did not see the scenario's own writes: {e}"))
+    }
+
+    /// Remembers where the scenario's first change begins: everything
+    /// before it is the state the scenario started from.
+    fn note_change(&mut self) {
+        let next = self.recorder.next_seq();
+        self.marks.entry(BASELINE.to_string()).or_insert(next);
+    }
+
+    /// The sequence number of the first change (0, the start of the
+    /// scenario, when nothing changed yet).
+    pub fn baseline(&self) -> u64 {
+        self.marks.get(BASELINE).copied().unwrap_or(0)
+    }
+
+    /// How long a wait may take at most when a step names no bound.
+    pub fn default_wait() -> Duration {
+        Duration::from_secs(60)
+    }
+}

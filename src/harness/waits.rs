@@ -1,0 +1,488 @@
+//! Waits and checks over the scenario's recorded history. Waits are
+//! event-driven: each new timeline entry re-evaluates the probe, so a wait
+//! ends the moment the history satisfies it and never polls.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::clauses;
+use super::scenario::Scenario;
+use crate::history::checks::Breach;
+use crate::history::rules::{self, ConditionSpec};
+use crate::history::views::{state_before, PodFacts, State};
+use crate::history::{Kind, Timeline, Violation};
+
+/// The update revision the controller reports for the set's current
+/// generation (None while the status is behind the spec).
+pub fn update_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
+    let obj = &t
+        .entries()
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::StatefulSet && e.name == set)?
+        .object;
+    revision_of_current_generation(obj)
+}
+
+fn revision_of_current_generation(obj: &Value) -> Option<&str> {
+    let generation = obj
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let observed = obj
+        .pointer("/status/observedGeneration")
+        .and_then(Value::as_i64)
+        .unwrap_or(-1);
+    if observed < generation {
+        return None;
+    }
+    obj.pointer("/status/updateRevision")
+        .and_then(Value::as_str)
+}
+
+/// Why a set is not rolled out in `state`, or None when it is: exactly `n`
+/// pods exist (terminating ones count), all at the update revision, all Ready.
+pub fn rollout_gap_in(state: &State<'_>, set: &str, n: Option<usize>) -> Option<String> {
+    let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
+        return Some(format!("{set} has not been observed"));
+    };
+    let replicas = obj
+        .pointer("/spec/replicas")
+        .and_then(Value::as_u64)
+        .unwrap_or(1) as usize;
+    let n = n.unwrap_or(replicas);
+    let Some(revision) = revision_of_current_generation(obj) else {
+        return Some(format!(
+            "{set} status does not yet report the update revision of its current generation"
+        ));
+    };
+    let pods: Vec<_> = state.pods_of(set).collect();
+    let lagging: Vec<String> = pods
+        .iter()
+        .filter(|p| p.revision != Some(revision) || !p.ready || p.terminating)
+        .map(|p| {
+            format!(
+                "{} (revision {}, {}{})",
+                p.name(),
+                p.revision.unwrap_or("none"),
+                if p.ready { "ready" } else { "not ready" },
+                if p.terminating { ", terminating" } else { "" }
+            )
+        })
+        .collect();
+    if pods.len() == n && lagging.is_empty() {
+        None
+    } else {
+        Some(format!(
+            "{} of {n} pods exist; update revision {revision}; not there yet: {}",
+            pods.len(),
+            if lagging.is_empty() {
+                "none".to_string()
+            } else {
+                lagging.join(", ")
+            }
+        ))
+    }
+}
+
+/// [`rollout_gap_in`] at the end of the timeline.
+pub fn rollout_gap(t: &Timeline, set: &str, n: Option<usize>) -> Option<String> {
+    rollout_gap_in(&state_before(t, t.next_seq()), set, n)
+}
+
+async fn wait(
+    sc: &mut Scenario,
+    timeout: Duration,
+    clause: crate::history::Clause,
+    probe: impl FnMut(&Timeline) -> Option<String>,
+) -> anyhow::Result<()> {
+    // The probe returns why the condition does not hold yet; the wait ends
+    // when it returns nothing.
+    let mut probe = probe;
+    let mut last_gap = String::new();
+    let written = sc.written.clone();
+    let result = sc
+        .recorder
+        .wait_for(timeout, |t| {
+            // Never judge a timeline that has not yet seen the scenario's own writes.
+            if let Some(gap) = super::scenario::caught_up(t, &written) {
+                last_gap = gap;
+                return None;
+            }
+            match probe(t) {
+                None => Some(()),
+                Some(gap) => {
+                    last_gap = gap;
+                    None
+                }
+            }
+        })
+        .await;
+    match result {
+        Ok(()) => Ok(()),
+        Err(timeout_err) => {
+            let t = &timeout_err.timeline;
+            let v = Violation::at_entry(
+                t,
+                &clause,
+                t.next_seq().saturating_sub(1),
+                Breach::new(
+                    format!("not within {:.0}s: {last_gap}", timeout.as_secs_f64()),
+                    vec![],
+                ),
+            );
+            sc.last_violation = Some(v.clone());
+            Err(anyhow::anyhow!("{v}"))
+        }
+    }
+}
+
+/// Waits until the set's pods all run the update revision and are ready.
+pub async fn set_rolled_out(
+    sc: &mut Scenario,
+    set: &str,
+    n: Option<usize>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        rollout_gap(t, &set, n)
+    })
+    .await
+}
+
+/// Waits until the set is rolled out and its status counts every replica as
+/// available (ready for minReadySeconds): the calm state a scenario starts from.
+pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        rollout_gap(t, &set, None).or_else(|| {
+            let obj = &t
+                .entries()
+                .iter()
+                .rev()
+                .find(|e| e.kind == Kind::StatefulSet && e.name == set)?
+                .object;
+            let replicas = obj
+                .pointer("/spec/replicas")
+                .and_then(Value::as_i64)
+                .unwrap_or(1);
+            let available = obj
+                .pointer("/status/availableReplicas")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            (available != replicas).then(|| format!("{available} of {replicas} replicas available"))
+        })
+    })
+    .await
+}
+
+/// Waits until a pod's container waits with the given reason.
+pub async fn pod_waiting(
+    sc: &mut Scenario,
+    pod: &str,
+    reason: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (pod, reason) = (pod.to_string(), reason.to_string());
+    wait(sc, timeout, clauses::pod_state(), move |t| {
+        match t.of_object(Kind::Pod, &pod).last() {
+            None => Some(format!("pod {pod} has not been observed")),
+            Some(e) => {
+                let f = PodFacts::of(&e.object);
+                (f.waiting_reason != Some(reason.as_str())).then(|| {
+                    format!(
+                        "pod {pod} is {} waiting reason {}",
+                        f.phase.unwrap_or("?"),
+                        f.waiting_reason.unwrap_or("none")
+                    )
+                })
+            }
+        }
+    })
+    .await
+}
+
+/// Waits until the set reports a condition.
+pub async fn condition(
+    sc: &mut Scenario,
+    set: &str,
+    type_: &str,
+    status: &str,
+    reason: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (set, type_, status, reason) = (
+        set.to_string(),
+        type_.to_string(),
+        status.to_string(),
+        reason.map(str::to_string),
+    );
+    wait(sc, timeout, clauses::progressing_condition(), move |t| {
+        let spec = ConditionSpec {
+            type_: &type_,
+            status: &status,
+            reason: reason.as_deref(),
+        };
+        rules::condition_at_end(t, &crate::history::Clause::from(""), &set, &spec)
+            .err()
+            .map(|v| v.message)
+    })
+    .await
+}
+
+/// Waits until exactly `n` pods of the set exist at the update revision
+/// (ready or not).
+pub async fn pods_at_update_revision(
+    sc: &mut Scenario,
+    set: &str,
+    n: usize,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        let Some(revision) = update_revision(t, &set) else {
+            return Some(format!(
+                "{set} status does not yet report the update revision of its current generation"
+            ));
+        };
+        let state = state_before(t, t.next_seq());
+        let at: Vec<&str> = state
+            .pods_of(&set)
+            .filter(|p| p.revision == Some(revision))
+            .map(|p| p.name())
+            .collect();
+        (at.len() != n).then(|| {
+            format!(
+                "{} pods at revision {revision}: {}",
+                at.len(),
+                at.join(", ")
+            )
+        })
+    })
+    .await
+}
+
+/// Waits until the scheduler reports a pod unschedulable.
+pub async fn pod_unschedulable(
+    sc: &mut Scenario,
+    pod: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let pod = pod.to_string();
+    wait(sc, timeout, clauses::pod_state(), move |t| {
+        match t.of_object(Kind::Pod, &pod).last() {
+            None => Some(format!("pod {pod} has not been observed")),
+            Some(e) => {
+                let unschedulable = e
+                    .object
+                    .pointer("/status/conditions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|cs| {
+                        cs.iter().any(|c| {
+                            c.get("type").and_then(Value::as_str) == Some("PodScheduled")
+                                && c.get("status").and_then(Value::as_str) == Some("False")
+                                && c.get("reason").and_then(Value::as_str) == Some("Unschedulable")
+                        })
+                    });
+                (!unschedulable).then(|| {
+                    format!("pod {pod} has no condition PodScheduled=False (Unschedulable)")
+                })
+            }
+        }
+    })
+    .await
+}
+
+/// Waits until a pod is terminating (or gone).
+pub async fn pod_terminating(
+    sc: &mut Scenario,
+    pod: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let pod = pod.to_string();
+    let from = sc.baseline();
+    wait(sc, timeout, clauses::recreate_deletes_all(), move |t| {
+        let deleted = t.of_object(Kind::Pod, &pod).any(|e| {
+            e.seq >= from
+                && (e.change == crate::history::Change::Deleted
+                    || PodFacts::of(&e.object).terminating)
+        });
+        (!deleted).then(|| format!("pod {pod} has not been deleted"))
+    })
+    .await
+}
+
+/// Waits until a pod exists (any state).
+pub async fn pod_exists(sc: &mut Scenario, pod: &str, timeout: Duration) -> anyhow::Result<()> {
+    let pod = pod.to_string();
+    wait(sc, timeout, clauses::ordered_creation(), move |t| {
+        let state = state_before(t, t.next_seq());
+        (!state.pods.contains_key(pod.as_str())).then(|| format!("pod {pod} does not exist"))
+    })
+    .await
+}
+
+/// Waits until a pod exists at the set's update revision (any readiness).
+pub async fn pod_at_update_revision(
+    sc: &mut Scenario,
+    set: &str,
+    pod: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (set, pod) = (set.to_string(), pod.to_string());
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        let Some(revision) = update_revision(t, &set) else {
+            return Some(format!(
+                "{set} status does not yet report the update revision of its current generation"
+            ));
+        };
+        let state = state_before(t, t.next_seq());
+        match state.pods.get(pod.as_str()) {
+            Some(p) if p.revision == Some(revision) && !p.terminating => None,
+            Some(p) => Some(format!(
+                "pod {pod} is at revision {}, not {revision}",
+                p.revision.unwrap_or("none")
+            )),
+            None => Some(format!("pod {pod} does not exist")),
+        }
+    })
+    .await
+}
+
+/// Which of the set's revisions a pod is expected at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// status.updateRevision
+    Update,
+    /// status.currentRevision
+    Current,
+}
+
+/// Waits until a pod is running and ready (and not terminating) at the
+/// set's update or current revision, a new pod object after the first change.
+pub async fn pod_ready_at(
+    sc: &mut Scenario,
+    set: &str,
+    pod: &str,
+    which: Which,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (set, pod) = (set.to_string(), pod.to_string());
+    let from = sc.baseline();
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        let revision = match which {
+            Which::Update => update_revision(t, &set),
+            Which::Current => t
+                .entries()
+                .iter()
+                .rev()
+                .find(|e| e.kind == Kind::StatefulSet && e.name == set)
+                .and_then(|e| e.object.pointer("/status/currentRevision"))
+                .and_then(Value::as_str),
+        };
+        let Some(revision) = revision else {
+            return Some(format!(
+                "{set} status does not yet report the revision of its current generation"
+            ));
+        };
+        let state = state_before(t, t.next_seq());
+        if state
+            .pods
+            .get(pod.as_str())
+            .is_some_and(|p| p.created_seq < from)
+        {
+            return Some(format!("pod {pod} has not been replaced yet"));
+        }
+        match state.pods.get(pod.as_str()) {
+            Some(p) if p.revision == Some(revision) && p.ready && !p.terminating => None,
+            Some(p) => Some(format!(
+                "pod {pod} is at revision {}{}",
+                p.revision.unwrap_or("none"),
+                if p.ready { "" } else { ", not ready" }
+            )),
+            None => Some(format!("pod {pod} does not exist")),
+        }
+    })
+    .await
+}
+
+/// Waits until a claim exists or is gone.
+pub async fn claim_presence(
+    sc: &mut Scenario,
+    claim: &str,
+    present: bool,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let claim = claim.to_string();
+    wait(sc, timeout, clauses::pvc_retention(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let exists = state.claims.contains_key(claim.as_str());
+        (exists != present).then(|| {
+            format!(
+                "claim {claim} {}",
+                if exists {
+                    "still exists"
+                } else {
+                    "does not exist"
+                }
+            )
+        })
+    })
+    .await
+}
+
+/// Waits until the set's status promotes the update revision to current
+/// (the rollout-complete rule of upstream's status arithmetic).
+pub async fn current_is_update(
+    sc: &mut Scenario,
+    set: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        let Some(update) = update_revision(t, &set) else {
+            return Some(format!(
+                "{set} status does not yet report the update revision of its current generation"
+            ));
+        };
+        let current = t
+            .entries()
+            .iter()
+            .rev()
+            .find(|e| e.kind == Kind::StatefulSet && e.name == set)
+            .and_then(|e| e.object.pointer("/status/currentRevision"))
+            .and_then(Value::as_str);
+        (current != Some(update)).then(|| {
+            format!(
+                "currentRevision {}, updateRevision {update}",
+                current.unwrap_or("unset")
+            )
+        })
+    })
+    .await
+}
+
+/// Waits until a pod's Ready condition has the given value (the kubelet has
+/// acted on a readiness-gate change).
+pub async fn pod_readiness(
+    sc: &mut Scenario,
+    pod: &str,
+    ready: bool,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let pod = pod.to_string();
+    wait(sc, timeout, clauses::pod_state(), move |t| {
+        let state = state_before(t, t.next_seq());
+        match state.pods.get(pod.as_str()) {
+            Some(p) if p.ready == ready => None,
+            Some(_) => Some(format!(
+                "pod {pod} is {}ready",
+                if ready { "not " } else { "" }
+            )),
+            None => Some(format!("pod {pod} does not exist")),
+        }
+    })
+    .await
+}

@@ -1,0 +1,13 @@
+//! Step definitions. Each step parses its words and calls one harness
+//! function; no logic lives here that a test of the library cannot reach.
+//!
+//! This module is compiled into each binary that runs features (the
+//! `kepspec` CLI and the `spec` test target) so that cucumber's step registry
+//! is linked in whole.
+
+pub mod given;
+pub mod then;
+pub mod when;
+pub mod world;
+
+pub use world::KepWorld;

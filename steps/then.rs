@@ -1,0 +1,304 @@
+//! `Then` steps: what must have happened, checked over the recorded history.
+
+use std::time::Duration;
+
+use cucumber::{then, Parameter};
+use kepspec::harness::{checks, waits};
+
+use super::world::KepWorld;
+
+/// A comma-separated list of pod names: `web-2, web-1, web-0`.
+#[derive(Debug, Default, Parameter)]
+#[param(
+    name = "names",
+    regex = r"[a-z0-9][a-z0-9.-]*(?:, [a-z0-9][a-z0-9.-]*)*"
+)]
+pub struct Names(pub Vec<String>);
+
+impl std::str::FromStr for Names {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.split(", ").map(str::to_string).collect()))
+    }
+}
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+#[then(expr = "within {int} seconds pod {string} is waiting with reason {string}")]
+async fn pod_waiting(w: &mut KepWorld, n: u64, pod: String, reason: String) -> anyhow::Result<()> {
+    waits::pod_waiting(w.sc()?, &pod, &reason, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds pod {string} is unschedulable")]
+async fn pod_unschedulable(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    waits::pod_unschedulable(w.sc()?, &pod, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds pod {string} is terminating")]
+async fn pod_terminating(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    waits::pod_terminating(w.sc()?, &pod, secs(n)).await
+}
+
+#[then(
+    expr = "within {int} seconds all {int} pods of {string} run the update revision and are ready"
+)]
+async fn rolled_out(w: &mut KepWorld, n: u64, count: usize, set: String) -> anyhow::Result<()> {
+    waits::set_rolled_out(w.sc()?, &set, Some(count), secs(n)).await
+}
+
+#[then(expr = "within {int} seconds {int} pod(s) of {string} exist(s) at the update revision")]
+async fn at_update_revision(
+    w: &mut KepWorld,
+    n: u64,
+    count: usize,
+    set: String,
+) -> anyhow::Result<()> {
+    waits::pods_at_update_revision(w.sc()?, &set, count, secs(n)).await
+}
+
+#[then(expr = "no pod of the update revision was created while a pod of another revision existed")]
+async fn no_mixing(w: &mut KepWorld) -> anyhow::Result<()> {
+    checks::no_mixed_revisions(w.sc()?).await
+}
+
+#[then(expr = "every pod of {string} was being deleted before any of them was gone")]
+async fn deleted_at_once(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::deleted_all_at_once(w.sc()?, &set).await
+}
+
+#[then(expr = "pods were created in the order {names}")]
+async fn created_in_order(w: &mut KepWorld, names: Names) -> anyhow::Result<()> {
+    checks::created_in_order(w.sc()?, &names.0).await
+}
+
+#[then(expr = "pods were deleted in the order {names}")]
+async fn deleted_in_order(w: &mut KepWorld, names: Names) -> anyhow::Result<()> {
+    checks::deleted_in_order(w.sc()?, &names.0).await
+}
+
+#[then(
+    expr = "every pod of {string} was created only after its predecessors were running and ready"
+)]
+async fn after_predecessors(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::created_after_predecessors(w.sc()?, &set).await
+}
+
+#[then(expr = "every PersistentVolumeClaim of {string} kept its uid")]
+async fn claims_kept(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::claims_kept(w.sc()?, &set).await
+}
+
+#[then(expr = "at no moment were more than {int} pod(s) of {string} unavailable")]
+async fn at_most_unavailable(w: &mut KepWorld, max: usize, set: String) -> anyhow::Result<()> {
+    checks::at_most_unavailable(w.sc()?, &set, max).await
+}
+
+#[then(expr = "no two pods of {string} ever existed for one ordinal")]
+async fn one_per_ordinal(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::one_pod_per_ordinal(w.sc()?, &set).await
+}
+
+#[then(expr = "{string} has condition {string} with status {string} and reason {string}")]
+async fn has_condition(
+    w: &mut KepWorld,
+    set: String,
+    type_: String,
+    status: String,
+    reason: String,
+) -> anyhow::Result<()> {
+    waits::condition(w.sc()?, &set, &type_, &status, Some(&reason), secs(30)).await
+}
+
+#[then(
+    expr = "{string} had condition {string} with status {string} and reason {string} during the update"
+)]
+async fn had_condition(
+    w: &mut KepWorld,
+    set: String,
+    type_: String,
+    status: String,
+    reason: String,
+) -> anyhow::Result<()> {
+    checks::condition_seen(w.sc()?, &set, &type_, &status, &reason).await
+}
+
+#[then(expr = "the event {string} was recorded for {string} exactly {int} time(s)")]
+async fn event_times(
+    w: &mut KepWorld,
+    reason: String,
+    set: String,
+    times: usize,
+) -> anyhow::Result<()> {
+    checks::event_recorded(w.sc()?, &set, &reason, Some(times)).await
+}
+
+#[then(expr = "for {int} seconds no pod of {string} is created or deleted")]
+async fn untouched_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
+    // Observed from the moment this step begins.
+    let from = w.sc()?.recorder.next_seq();
+    tokio::time::sleep(secs(n)).await;
+    checks::pods_untouched(w.sc()?, &set, from).await
+}
+
+#[then(expr = "for {int} seconds pod {string} is neither deleted nor replaced")]
+async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    // Observed from the moment this step begins.
+    let from = w.sc()?.recorder.next_seq();
+    tokio::time::sleep(secs(n)).await;
+    checks::pod_kept(w.sc()?, &pod, from).await
+}
+
+#[then(expr = "for {int} seconds no further pod of the update revision of {string} is created")]
+async fn none_at_update_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
+    // Observed from the moment this step begins.
+    let from = w.sc()?.recorder.next_seq();
+    tokio::time::sleep(secs(n)).await;
+    checks::none_at_update_revision(w.sc()?, &set, from).await
+}
+
+#[then(
+    expr = "the update of {string} completed within its pods' termination and startup time plus {int} seconds"
+)]
+async fn slo(w: &mut KepWorld, set: String, slack: u64) -> anyhow::Result<()> {
+    checks::completed_within_slo(w.sc()?, &set, secs(slack)).await
+}
+
+#[then(expr = "the request is accepted")]
+async fn accepted(w: &mut KepWorld) -> anyhow::Result<()> {
+    match &w.sc()?.last_refusal {
+        None => Ok(()),
+        Some(r) => anyhow::bail!("the request was refused: {r}"),
+    }
+}
+
+#[then(expr = "the request is refused with code {int} and a message containing {string}")]
+async fn refused(w: &mut KepWorld, code: u16, text: String) -> anyhow::Result<()> {
+    match &w.sc()?.last_refusal {
+        None => anyhow::bail!("the request was accepted; expected a refusal with code {code}"),
+        Some(r) if r.code == Some(code) && r.message.contains(&text) => Ok(()),
+        Some(r) => anyhow::bail!(
+            "expected code {code} and a message containing {text:?}; got code {:?}: {}",
+            r.code,
+            r.message
+        ),
+    }
+}
+
+#[then(expr = "at some moment {int} pod(s) of {string} were unavailable at once")]
+async fn budget_used(w: &mut KepWorld, n: usize, set: String) -> anyhow::Result<()> {
+    checks::budget_used(w.sc()?, &set, n).await
+}
+
+#[then(expr = "pods of {string} below ordinal {int} were neither deleted nor replaced")]
+async fn below_partition(w: &mut KepWorld, set: String, partition: i32) -> anyhow::Result<()> {
+    checks::below_partition_untouched(w.sc()?, &set, partition).await
+}
+
+#[then(expr = "pod {string} of {string} runs the update revision")]
+async fn runs_update(w: &mut KepWorld, pod: String, set: String) -> anyhow::Result<()> {
+    checks::pod_revision(w.sc()?, &pod, &set, true).await
+}
+
+#[then(expr = "pod {string} of {string} runs the current revision")]
+async fn runs_current(w: &mut KepWorld, pod: String, set: String) -> anyhow::Result<()> {
+    checks::pod_revision(w.sc()?, &pod, &set, false).await
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} of {string} runs the update revision and is ready"
+)]
+async fn pod_ready_at_update(
+    w: &mut KepWorld,
+    n: u64,
+    pod: String,
+    set: String,
+) -> anyhow::Result<()> {
+    waits::pod_ready_at(w.sc()?, &set, &pod, waits::Which::Update, secs(n)).await
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} of {string} runs the current revision and is ready"
+)]
+async fn pod_ready_at_current(
+    w: &mut KepWorld,
+    n: u64,
+    pod: String,
+    set: String,
+) -> anyhow::Result<()> {
+    waits::pod_ready_at(w.sc()?, &set, &pod, waits::Which::Current, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds the PersistentVolumeClaim {string} is gone")]
+async fn claim_gone(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
+    waits::claim_presence(w.sc()?, &claim, false, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds the PersistentVolumeClaim {string} exists")]
+async fn claim_exists(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
+    waits::claim_presence(w.sc()?, &claim, true, secs(n)).await
+}
+
+#[then(expr = "for {int} seconds the PersistentVolumeClaim {string} is kept")]
+async fn claim_kept_for(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
+    tokio::time::sleep(secs(n)).await;
+    waits::claim_presence(w.sc()?, &claim, true, secs(0)).await
+}
+
+#[then(expr = "the update revision of {string} is the one remembered as {string}")]
+async fn is_remembered(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let want = sc.remembered.get(&label).cloned().ok_or_else(|| {
+        super::world::input_error(format!("no revision was remembered as {label:?}"))
+    })?;
+    let t = sc.timeline().await?;
+    match waits::update_revision(&t, &set) {
+        Some(have) if have == want => Ok(()),
+        have => anyhow::bail!(
+            "{set}'s update revision is {}, expected {want} (remembered as {label:?})",
+            have.unwrap_or("unknown")
+        ),
+    }
+}
+
+#[then(expr = "{string} reports its current revision equal to its update revision")]
+async fn current_is_update(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    waits::current_is_update(w.sc()?, &set, secs(30)).await
+}
+
+#[then(expr = "{string} has observed its latest generation")]
+async fn observed_generation(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let t = sc.timeline().await?;
+    let kind = kepspec::history::Kind::StatefulSet;
+    let generation = checks::field(&t, kind, &set, "/metadata/generation").unwrap_or_default();
+    checks::field_is(sc, kind, &set, "/status/observedGeneration", &generation).await
+}
+
+#[then(expr = "pod {string} has {string} set to {string}")]
+async fn pod_field(
+    w: &mut KepWorld,
+    pod: String,
+    pointer: String,
+    value: String,
+) -> anyhow::Result<()> {
+    checks::field_is(w.sc()?, kepspec::history::Kind::Pod, &pod, &pointer, &value).await
+}
+
+#[then(expr = "the PersistentVolumeClaim {string} has {string} set to {string}")]
+async fn claim_field(
+    w: &mut KepWorld,
+    claim: String,
+    pointer: String,
+    value: String,
+) -> anyhow::Result<()> {
+    checks::field_is(
+        w.sc()?,
+        kepspec::history::Kind::PersistentVolumeClaim,
+        &claim,
+        &pointer,
+        &value,
+    )
+    .await
+}

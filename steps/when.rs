@@ -1,0 +1,178 @@
+//! `When` steps: what a user (or the cluster) does.
+
+use cucumber::gherkin::Step;
+use cucumber::when;
+
+use super::given::docstring_yaml;
+use super::world::{input_error, KepWorld};
+
+#[when(expr = "the image of {string} is changed to {string}")]
+async fn change_image(w: &mut KepWorld, set: String, image: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_image(&set, &image).await?)
+}
+
+#[when(expr = "the environment variable {string} of {string} is set to {string}")]
+async fn change_env(
+    w: &mut KepWorld,
+    var: String,
+    set: String,
+    value: String,
+) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_env(&set, &var, &value).await?)
+}
+
+#[when(expr = "the CPU request of {string} is changed to {string}")]
+async fn change_cpu(w: &mut KepWorld, set: String, cpu: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_cpu_request(&set, &cpu).await?)
+}
+
+#[when(expr = "the command of {string} is changed to {string}")]
+async fn change_command(w: &mut KepWorld, set: String, command: String) -> anyhow::Result<()> {
+    let command: Vec<String> = serde_json::from_str(&command).map_err(|e| {
+        input_error(format!(
+            "the command must be a JSON list of strings, like '[\"sh\", \"-c\", \"exit 1\"]': {e}"
+        ))
+    })?;
+    Ok(w.sc()?.set_command(&set, &command).await?)
+}
+
+#[when(expr = "a readiness gate that nothing satisfies is added to {string}")]
+async fn add_gate(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_template_readiness_gate(&set, true).await?)
+}
+
+#[when(expr = "the readiness gate is removed from {string}")]
+async fn remove_gate(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_template_readiness_gate(&set, false).await?)
+}
+
+#[when(expr = "the update strategy of {string} is changed to {string}")]
+async fn change_strategy(w: &mut KepWorld, set: String, strategy: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_strategy(&set, &strategy).await?)
+}
+
+#[when(expr = "{string} is scaled to {int} replica(s)")]
+async fn scale(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
+    Ok(w.sc()?.scale(&set, replicas).await?)
+}
+
+#[when(expr = "{string} is changed with this merge patch:")]
+async fn merge_patch(w: &mut KepWorld, set: String, step: &Step) -> anyhow::Result<()> {
+    let patch = docstring_yaml(step)?;
+    Ok(w.sc()?.patch_set(&set, patch).await?)
+}
+
+#[when(expr = "{string} is restarted with kubectl rollout restart")]
+async fn rollout_restart(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.rollout_restart(&set).await?)
+}
+
+#[when(expr = "pod {string} is deleted")]
+async fn delete_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.delete_pod(&pod).await?)
+}
+
+#[when(expr = "pod {string} is made ready")]
+async fn make_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    sc.set_readiness(&pod, true).await?;
+    kepspec::harness::waits::pod_readiness(
+        sc,
+        &pod,
+        true,
+        kepspec::harness::Scenario::default_wait(),
+    )
+    .await
+}
+
+#[when(expr = "pod {string} is made not ready")]
+async fn make_not_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    sc.set_readiness(&pod, false).await?;
+    kepspec::harness::waits::pod_readiness(
+        sc,
+        &pod,
+        false,
+        kepspec::harness::Scenario::default_wait(),
+    )
+    .await
+}
+
+#[when(expr = "the finalizer {string} is removed from pod {string}")]
+async fn remove_finalizer(w: &mut KepWorld, finalizer: String, pod: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let finalizers: Vec<String> = sc
+        .pod_finalizers(&pod)
+        .await?
+        .into_iter()
+        .filter(|f| *f != finalizer)
+        .collect();
+    Ok(sc.set_pod_finalizers(&pod, finalizers).await?)
+}
+
+#[when(expr = "a StatefulSet is submitted from this manifest:")]
+async fn submit(w: &mut KepWorld, step: &Step) -> anyhow::Result<()> {
+    let obj = docstring_yaml(step)?;
+    Ok(w.sc()?.submit_set_object(obj).await?)
+}
+
+#[when(expr = "pods {names} are made ready in turn as they appear at the update revision")]
+async fn ready_in_turn(w: &mut KepWorld, names: super::then::Names) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    for pod in &names.0 {
+        let set = set_of(pod)?;
+        kepspec::harness::waits::pod_at_update_revision(
+            sc,
+            &set,
+            pod,
+            kepspec::harness::Scenario::default_wait(),
+        )
+        .await?;
+        sc.set_readiness(pod, true).await?;
+    }
+    Ok(())
+}
+
+/// The set a pod name belongs to (`web-2` -> `web`).
+fn set_of(pod: &str) -> anyhow::Result<String> {
+    kepspec::history::views::split_ordinal(pod)
+        .map(|(set, _)| set.to_string())
+        .ok_or_else(|| {
+            input_error(format!(
+                "`{pod}` is not a StatefulSet pod name (<set>-<ordinal>)"
+            ))
+        })
+}
+
+#[when(expr = "the partition of {string} is set to {int}")]
+async fn set_partition(w: &mut KepWorld, set: String, partition: i32) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_partition(&set, partition).await?)
+}
+
+#[when(expr = "the max unavailable of {string} is set to {string}")]
+async fn set_max_unavailable(w: &mut KepWorld, set: String, value: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_max_unavailable(&set, &value).await?)
+}
+
+#[when(expr = "pod {string} fails")]
+async fn fail_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.fail_pod(&pod).await?)
+}
+
+#[when(expr = "the StatefulSet {string} is deleted")]
+async fn delete_set(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.delete_set(&set).await?)
+}
+
+#[when(expr = "the update revision of {string} is remembered as {string}")]
+async fn remember(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let t = sc.timeline().await?;
+    let rev = kepspec::harness::waits::update_revision(&t, &set)
+        .ok_or_else(|| {
+            anyhow::anyhow!("{set} does not report the update revision of its current generation")
+        })?
+        .to_string();
+    sc.remembered.insert(label, rev);
+    Ok(())
+}
