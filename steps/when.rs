@@ -76,26 +76,26 @@ async fn delete_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 async fn make_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     let sc = w.sc()?;
     sc.set_readiness(&pod, true).await?;
-    kepspec::harness::waits::pod_readiness(
-        sc,
-        &pod,
-        true,
-        kepspec::harness::Scenario::default_wait(),
-    )
-    .await
+    readiness_settled(sc, &pod, true).await
 }
 
 #[when(expr = "pod {string} is made not ready")]
 async fn make_not_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     let sc = w.sc()?;
     sc.set_readiness(&pod, false).await?;
-    kepspec::harness::waits::pod_readiness(
-        sc,
-        &pod,
-        false,
-        kepspec::harness::Scenario::default_wait(),
-    )
-    .await
+    readiness_settled(sc, &pod, false).await
+}
+
+/// Waits until the kubelet has acted on the readiness gate and the
+/// controller's status shows it.
+async fn readiness_settled(
+    sc: &mut kepspec::harness::Scenario,
+    pod: &str,
+    ready: bool,
+) -> anyhow::Result<()> {
+    let wait = kepspec::harness::Scenario::default_wait();
+    kepspec::harness::waits::pod_readiness(sc, pod, ready, wait).await?;
+    kepspec::harness::waits::status_counts_ready(sc, &set_of(pod)?, wait).await
 }
 
 #[when(expr = "the finalizer {string} is removed from pod {string}")]

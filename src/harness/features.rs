@@ -80,11 +80,60 @@ pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
                 .split_once(": ")
                 .map(|(_, exp)| exp.to_string())
                 .unwrap_or(rest);
-            InputProblem {
-                place: format!("{}:{line}", path.display()),
-                message: format!("syntax error, expected one of {col_and_expected}"),
+            match stray_line(&text) {
+                Some((n, content)) => InputProblem {
+                    place: format!("{}:{n}", path.display()),
+                    message: format!(
+                        "syntax error: `{}` is not a step, table row, docstring, tag or keyword",
+                        content.trim()
+                    ),
+                },
+                None => InputProblem {
+                    place: format!("{}:{line}", path.display()),
+                    message: format!("syntax error, expected one of {col_and_expected}"),
+                },
             }
         })
+}
+
+/// The first line after a scenario's steps have begun that Gherkin cannot
+/// place: the parser itself only reports where it gave up, often the end.
+fn stray_line(text: &str) -> Option<(usize, &str)> {
+    const BLOCKS: [&str; 7] = [
+        "Feature:",
+        "Background:",
+        "Scenario:",
+        "Scenario Outline:",
+        "Scenario Template:",
+        "Examples:",
+        "Rule:",
+    ];
+    const STEPS: [&str; 6] = ["Given ", "When ", "Then ", "And ", "But ", "* "];
+    let mut in_steps = false;
+    let mut in_docstring = false;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("\"\"\"") || l.starts_with("```") {
+            in_docstring = !in_docstring;
+            continue;
+        }
+        let neutral = l.is_empty() || l.starts_with('#') || l.starts_with('@') || l.starts_with('|');
+        if in_docstring || neutral {
+            continue;
+        }
+        if BLOCKS.iter().any(|b| l.starts_with(b)) {
+            in_steps = l.starts_with("Examples:");
+            continue;
+        }
+        if STEPS.iter().any(|k| l.starts_with(k)) {
+            in_steps = true;
+            continue;
+        }
+        if in_steps {
+            return Some((i + 1, line));
+        }
+    }
+    None
 }
 
 /// Which scenarios a run takes.
@@ -212,7 +261,7 @@ mod tests {
         .unwrap();
         let err = parse(&path).unwrap_err();
         assert!(err.place.ends_with("bad.feature:4"), "{err}");
-        assert!(err.message.starts_with("syntax error"), "{err}");
+        assert!(err.message.contains("`Nonsense here` is not a step"), "{err}");
     }
 
     #[test]

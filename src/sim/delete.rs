@@ -199,14 +199,37 @@ pub fn delete_in(
         _ => grace,
     };
     {
+        let old_ts = old["metadata"]["deletionTimestamp"]
+            .as_str()
+            .and_then(|s| s.parse::<jiff::Timestamp>().ok());
         let m = meta_mut(&mut new);
-        let shorten = !already || current_grace.is_none_or(|c| grace < c);
-        if shorten {
-            m.insert(
-                "deletionTimestamp".into(),
-                json!(meta::now_plus_rfc3339(grace)),
-            );
-            m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+        match (already, current_grace, old_ts) {
+            (false, _, _) => {
+                m.insert(
+                    "deletionTimestamp".into(),
+                    json!(meta::now_plus_rfc3339(grace)),
+                );
+                m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+                // upstream bumps generation when graceful deletion starts
+                if is_pod {
+                    if let Some(g) = m
+                        .get("generation")
+                        .and_then(Value::as_i64)
+                        .filter(|g| *g > 0)
+                    {
+                        m.insert("generation".into(), json!(g + 1));
+                    }
+                }
+            }
+            (true, Some(cur), Some(ts)) if grace < cur => {
+                // the deadline moves earlier by the difference, as upstream's BeforeDelete
+                let moved = ts
+                    .checked_sub(jiff::SignedDuration::from_secs(cur - grace))
+                    .unwrap_or(ts);
+                m.insert("deletionTimestamp".into(), json!(meta::rfc3339(moved)));
+                m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+            }
+            _ => {}
         }
     }
     if is_ns {
@@ -254,13 +277,17 @@ mod tests {
     #[test]
     fn scheduled_pod_is_deleted_gracefully() {
         let (s, info) = setup(
-            json!({"metadata": {"name": "p", "uid": "u1"}, "spec": {"nodeName": "n", "terminationGracePeriodSeconds": 7}}),
+            json!({"metadata": {"name": "p", "uid": "u1", "generation": 1}, "spec": {"nodeName": "n", "terminationGracePeriodSeconds": 7}}),
         );
         let out = del(&s, &info, DeleteOpts::default()).unwrap();
         let DeleteOutcome::Pending(p) = out else {
             panic!("{out:?}")
         };
         assert_eq!(p["metadata"]["deletionGracePeriodSeconds"], 7);
+        assert_eq!(
+            p["metadata"]["generation"], 2,
+            "graceful deletion bumps generation"
+        );
         // a second delete with a longer grace does not extend it
         let o = DeleteOpts {
             grace_period_seconds: Some(60),
@@ -270,6 +297,29 @@ mod tests {
             panic!()
         };
         assert_eq!(p["metadata"]["deletionGracePeriodSeconds"], 7);
+        let before: jiff::Timestamp = p["metadata"]["deletionTimestamp"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let o = DeleteOpts {
+            grace_period_seconds: Some(3),
+            ..Default::default()
+        };
+        let DeleteOutcome::Pending(p) = del(&s, &info, o).unwrap() else {
+            panic!()
+        };
+        assert_eq!(p["metadata"]["deletionGracePeriodSeconds"], 3);
+        let after: jiff::Timestamp = p["metadata"]["deletionTimestamp"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(before.as_second() - after.as_second(), 4);
+        assert_eq!(
+            p["metadata"]["generation"], 2,
+            "shortening does not bump again"
+        );
         let o = DeleteOpts {
             grace_period_seconds: Some(0),
             ..Default::default()

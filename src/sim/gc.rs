@@ -203,7 +203,11 @@ fn perform(store: &Store, infos: &[ResourceInfo], action: &GcAction) -> bool {
                 .is_ok()
             }
             GcAction::FinalizeNamespace(_) => {
-                if let Some(a) = obj["spec"]["finalizers"].as_array_mut() {
+                if let Some(a) = obj
+                    .get_mut("spec")
+                    .and_then(|s| s.get_mut("finalizers"))
+                    .and_then(Value::as_array_mut)
+                {
                     a.retain(|f| f != "kubernetes");
                 }
                 if finalizers(&obj).is_empty() {
@@ -225,7 +229,15 @@ pub fn collect_once(store: &Store) -> bool {
 }
 
 fn collect_pass(store: &Store) -> usize {
-    let objects = store.snapshot();
+    // the collector only reads metadata (and a namespace's spec.finalizers)
+    let objects = store.snapshot_with(|o| {
+        let mut p = serde_json::Map::new();
+        p.insert("metadata".into(), o["metadata"].clone());
+        if let Some(f) = o.get("spec").and_then(|s| s.get("finalizers")) {
+            p.insert("spec".into(), serde_json::json!({ "finalizers": f }));
+        }
+        Value::Object(p)
+    });
     let infos = resources::all(store);
     let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
     let mut actions = plan(&objects);
@@ -242,8 +254,17 @@ pub async fn run(store: Store, cancel: CancellationToken) {
     let mut changed = store.subscribe();
     loop {
         let mut rounds = 0;
-        while collect_once(&store) && rounds < 100 {
-            rounds += 1;
+        loop {
+            let pass =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_once(&store)));
+            match pass {
+                Ok(true) if rounds < 100 => rounds += 1,
+                Ok(_) => break,
+                Err(_) => {
+                    tracing::error!("garbage collector pass panicked; continuing");
+                    break;
+                }
+            }
         }
         tokio::select! {
             r = changed.changed() => if r.is_err() { return; },
@@ -304,7 +325,7 @@ mod tests {
                 Propagation::Foreground
             )]
         );
-        let a = plan(&[owner.clone()]);
+        let a = plan(std::slice::from_ref(&owner));
         assert_eq!(
             a,
             vec![GcAction::RemoveFinalizer(

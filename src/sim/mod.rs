@@ -1,6 +1,43 @@
 //! The embedded Kubernetes API server: an in-process, loopback-only
 //! apiserver with a JSON object store, watches, patches, garbage collection
 //! and discovery, plus the node simulator that runs against it as a client.
+//!
+//! Layout: [`store`] (objects, one resourceVersion counter, the event log
+//! watches resume from), [`objects`]/[`update`]/[`delete`] (verb semantics
+//! shared by HTTP and the in-process controllers), [`patch`], [`gc`]
+//! (ownerReference cascading and namespace lifecycle), [`api`] (HTTP:
+//! routing, bearer-token check, the [`faults`] hook, watches, Tables),
+//! [`discovery`], [`status`] (upstream-shaped `Status` errors).
+//!
+//! Known differences from kube-apiserver:
+//! - plain HTTP on 127.0.0.1 only; one bearer token (also accepted as a
+//!   `/t/<token>` path prefix, because kubectl sends no kubeconfig
+//!   credentials to plain-http servers); no RBAC, no impersonation;
+//! - JSON and YAML bodies only: protobuf request bodies get 415 (so the
+//!   typed kubectl subcommands such as `kubectl create namespace` fail;
+//!   `kubectl apply/create -f` work); no CBOR;
+//! - no schema: defaults and validation come from admission for StatefulSets
+//!   and Pods only; unknown-field detection (`fieldValidation`) and pruning
+//!   cover top-level and ObjectMeta fields of the built-in types; custom
+//!   resources are neither validated nor pruned against their OpenAPI schema;
+//! - lists are always served from the latest state (no consistent snapshot
+//!   for old resourceVersions or continue tokens; `resourceVersionMatch` is
+//!   ignored); watches resume from a bounded in-memory event window
+//!   (`watch_window`, 410 Gone beyond it) shared by all types;
+//! - strategic merge patch uses the patch-merge keys of the common built-in
+//!   list fields by name (not a full schema); `$setElementOrder` and
+//!   `$retainKeys` are ignored; server-side apply merges like a strategic
+//!   merge patch, keeps no managedFields and never reports conflicts;
+//! - OpenAPI: only a v3 index with the operations and parameters (no
+//!   schemas), /openapi/v2 is 404: `kubectl explain` does not work;
+//!   discovery is the legacy (unaggregated) form;
+//! - Tables for `kubectl get` cover the built-in types listed in
+//!   `api/table.rs`, other types print NAME and AGE;
+//! - no `pods/log`, `exec`, `attach`, `portforward`, `eviction`,
+//!   `ephemeralcontainers` subresources; no ServiceAccount/root-CA objects
+//!   are created per namespace; Endpoints/EndpointSlices are not served;
+//! - the garbage collector and namespace controller run in-process and act
+//!   immediately on every change (upstream's run with informer delays).
 
 pub mod admission;
 pub mod api;
@@ -9,6 +46,7 @@ pub mod defaults;
 pub mod delete;
 pub mod discovery;
 pub mod faults;
+pub mod fields;
 pub mod gc;
 pub mod meta;
 pub mod nodes;
@@ -18,6 +56,7 @@ pub mod resources;
 pub mod selector;
 pub mod status;
 pub mod store;
+pub mod update;
 
 #[cfg(test)]
 mod tests;

@@ -4,10 +4,12 @@
 use serde_json::{json, Value};
 
 use super::admission::{self, AdmissionRequest, ApiGates, Operation};
-use super::meta::{self, blocking_finalizers, finalizers, meta_mut, meta_str};
+use super::meta::{self, meta_mut, meta_str};
 use super::resources::ResourceInfo;
 use super::status::{ApiError, Cause};
 use super::store::{Gr, ObjKey, Txn};
+
+pub use super::update::update_in;
 
 /// Which part of an object a write addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +25,13 @@ pub fn namespaces_gr() -> Gr {
     Gr::new("", "namespaces")
 }
 
-fn invalid_one(info: &ResourceInfo, name: &str, reason: &str, field: &str, msg: &str) -> ApiError {
+pub(super) fn invalid_one(
+    info: &ResourceInfo,
+    name: &str,
+    reason: &str,
+    field: &str,
+    msg: &str,
+) -> ApiError {
     ApiError::invalid(
         &info.group,
         &info.kind,
@@ -36,7 +44,7 @@ fn invalid_one(info: &ResourceInfo, name: &str, reason: &str, field: &str, msg: 
     )
 }
 
-fn admit(
+pub(super) fn admit(
     info: &ResourceInfo,
     op: Operation,
     obj: &mut Value,
@@ -93,10 +101,58 @@ pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> 
     }
     map.insert("apiVersion".into(), json!(want_av));
     map.insert("kind".into(), json!(info.kind));
+    if let Some(m) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+        drop_empty_meta(m);
+    }
+    super::fields::prune(info, obj);
     if super::convert::is_events_v1(info) {
         *obj = super::convert::events_v1_to_core(obj);
     }
     Ok(())
+}
+
+/// Namespaces always carry `kubernetes.io/metadata.name=<name>` (upstream defaulting).
+pub(super) fn label_namespace(info: &ResourceInfo, obj: &mut Value, name: &str) {
+    if !(info.group.is_empty() && info.plural == "namespaces") {
+        return;
+    }
+    let m = meta_mut(obj);
+    if !m.get("labels").is_some_and(Value::is_object) {
+        m.insert("labels".into(), json!({}));
+    }
+    if let Some(l) = m.get_mut("labels").and_then(Value::as_object_mut) {
+        l.insert("kubernetes.io/metadata.name".into(), json!(name));
+    }
+}
+
+/// Drops the `omitempty` ObjectMeta fields that are present but empty, as a
+/// decode/encode round trip through the typed ObjectMeta does upstream.
+fn drop_empty_meta(m: &mut serde_json::Map<String, Value>) {
+    m.retain(|k, v| {
+        let empty = match v {
+            Value::Null => true,
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            _ => false,
+        };
+        !(empty
+            && matches!(
+                k.as_str(),
+                "labels"
+                    | "annotations"
+                    | "finalizers"
+                    | "ownerReferences"
+                    | "generateName"
+                    | "namespace"
+                    | "resourceVersion"
+                    | "uid"
+                    | "managedFields"
+                    | "selfLink"
+                    | "deletionTimestamp"
+                    | "creationTimestamp"
+            ))
+    });
 }
 
 /// Fails a create with 404 (or 403 while terminating) unless the namespace is usable.
@@ -271,6 +327,7 @@ pub fn create_in(
         ));
     }
     check_namespace(txn, info, ns, &name)?;
+    label_namespace(info, &mut obj, &name);
     reset_status_on_create(info, &mut obj);
     if let Some(g) = gates {
         admit(info, Operation::Create, &mut obj, None, g)?;
@@ -296,160 +353,4 @@ pub fn create_in(
         return Ok(obj);
     }
     Ok(txn.create(&key, obj))
-}
-
-/// The part of an object that bumps `metadata.generation` when it changes.
-fn spec_part(info: &ResourceInfo, obj: &Value) -> Value {
-    if info.builtin {
-        return obj.get("spec").cloned().unwrap_or(Value::Null);
-    }
-    let mut o = obj.clone();
-    if let Some(m) = o.as_object_mut() {
-        m.remove("metadata");
-        m.remove("status");
-    }
-    o
-}
-
-/// Replaces an object (the `update` verb and the tail of every patch).
-/// `gates` = `None` skips admission (in-process writers).
-pub fn update_in(
-    txn: &mut Txn<'_>,
-    info: &ResourceInfo,
-    ns: &str,
-    name: &str,
-    mut obj: Value,
-    target: Target,
-    gates: Option<&ApiGates>,
-    dry_run: bool,
-) -> Result<Value, ApiError> {
-    check_type(info, &mut obj)?;
-    let ns = if info.namespaced { ns } else { "" };
-    let body_name = meta_str(&obj, "name").unwrap_or_default().to_string();
-    if !body_name.is_empty() && body_name != name {
-        return Err(ApiError::bad_request(format!(
-            "the name of the object ({body_name}) does not match the name on the URL ({name})"
-        )));
-    }
-    if let Some(body_ns) = meta_str(&obj, "namespace") {
-        if info.namespaced && !body_ns.is_empty() && body_ns != ns {
-            return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
-        }
-    }
-    let key = ObjKey::new(&info.gr(), ns, name);
-    let Some(old) = txn.get(&key).cloned() else {
-        return Err(ApiError::not_found(&info.group, &info.plural, name));
-    };
-    let old_rv = meta_str(&old, "resourceVersion")
-        .unwrap_or_default()
-        .to_string();
-    if let Some(rv) = meta_str(&obj, "resourceVersion") {
-        if !rv.is_empty() && rv != old_rv {
-            return Err(ApiError::conflict(&info.group, &info.plural, name));
-        }
-    }
-    if let Some(uid) = meta_str(&obj, "uid") {
-        let old_uid = meta_str(&old, "uid").unwrap_or_default();
-        if !uid.is_empty() && uid != old_uid {
-            return Err(ApiError::conflict_because(&info.group, &info.plural, name, &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}")));
-        }
-    }
-    let mut new = match target {
-        Target::Status => {
-            let mut n = old.clone();
-            if let Some(m) = n.as_object_mut() {
-                match obj.get("status") {
-                    Some(s) => m.insert("status".into(), s.clone()),
-                    None => m.remove("status"),
-                };
-            }
-            n
-        }
-        Target::Main => {
-            let mut n = obj;
-            if let Some(m) = n.as_object_mut() {
-                if info.status {
-                    match old.get("status") {
-                        Some(s) => m.insert("status".into(), s.clone()),
-                        None => m.remove("status"),
-                    };
-                }
-                if info.plural == "namespaces" && info.group.is_empty() {
-                    if let Some(f) = old.get("spec").and_then(|s| s.get("finalizers")) {
-                        let spec = m.entry("spec").or_insert_with(|| json!({}));
-                        if let Some(s) = spec.as_object_mut() {
-                            s.insert("finalizers".into(), f.clone());
-                        }
-                    }
-                }
-            }
-            n
-        }
-    };
-    {
-        let old_meta = old["metadata"].clone();
-        let m = meta_mut(&mut new);
-        for f in [
-            "uid",
-            "creationTimestamp",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "generation",
-            "namespace",
-            "name",
-        ] {
-            match old_meta.get(f) {
-                Some(v) => m.insert(f.into(), v.clone()),
-                None => m.remove(f),
-            };
-        }
-        m.remove("managedFields");
-        m.remove("selfLink");
-    }
-    if old["metadata"].get("deletionTimestamp").is_some() {
-        let before = finalizers(&old);
-        let added: Vec<String> = finalizers(&new)
-            .into_iter()
-            .filter(|f| !before.contains(f))
-            .collect();
-        if !added.is_empty() {
-            let msg = format!("Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}", added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "));
-            return Err(invalid_one(
-                info,
-                name,
-                "FieldValueForbidden",
-                "metadata.finalizers",
-                &msg,
-            ));
-        }
-    }
-    if target == Target::Main {
-        if let Some(g) = gates {
-            admit(info, Operation::Update, &mut new, Some(&old), g)?;
-        }
-    }
-    if info.generation && spec_part(info, &new) != spec_part(info, &old) {
-        let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
-        meta_mut(&mut new).insert("generation".into(), json!(g));
-    }
-    meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
-    if new == old {
-        return Ok(old);
-    }
-    if dry_run {
-        return Ok(new);
-    }
-    let is_ns = info.plural == "namespaces" && info.group.is_empty();
-    let grace = new["metadata"]["deletionGracePeriodSeconds"]
-        .as_i64()
-        .unwrap_or(0);
-    if new["metadata"].get("deletionTimestamp").is_some()
-        && blocking_finalizers(&new, is_ns) == 0
-        && grace == 0
-    {
-        return txn
-            .remove_as(&key, new)
-            .ok_or_else(|| ApiError::internal("object vanished during update"));
-    }
-    Ok(txn.update(&key, new))
 }

@@ -13,9 +13,9 @@ pub struct Cause {
     pub field: String,
 }
 
-/// A failed API call: HTTP code plus the `Status` body it is reported with.
+/// The fields of a failed API call's `Status` body.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ApiError {
+pub struct StatusError {
     /// HTTP status code.
     pub code: u16,
     /// `StatusReason`, e.g. `NotFound`.
@@ -36,6 +36,24 @@ pub struct ApiError {
     pub retry_after_seconds: Option<u64>,
 }
 
+/// A failed API call: HTTP code plus the `Status` body it is reported with
+/// (boxed, so `Result<_, ApiError>` stays small).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError(Box<StatusError>);
+
+impl std::ops::Deref for ApiError {
+    type Target = StatusError;
+    fn deref(&self) -> &StatusError {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut StatusError {
+        &mut self.0
+    }
+}
+
 /// `resource.group` as upstream prints it in messages (`statefulsets.apps`, `pods`).
 pub fn qualified(resource: &str, group: &str) -> String {
     if group.is_empty() {
@@ -48,7 +66,7 @@ pub fn qualified(resource: &str, group: &str) -> String {
 impl ApiError {
     /// A bare error with a code, reason and message.
     pub fn new(code: u16, reason: &str, message: impl Into<String>) -> Self {
-        ApiError {
+        ApiError(Box::new(StatusError {
             code,
             reason: reason.to_string(),
             message: message.into(),
@@ -58,7 +76,7 @@ impl ApiError {
             uid: None,
             causes: Vec::new(),
             retry_after_seconds: None,
-        }
+        }))
     }
 
     fn with_details(mut self, group: &str, resource: &str, name: &str) -> Self {

@@ -221,6 +221,15 @@ impl Store {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
+
+    /// Every stored key with a projection of its object (cheaper than [`Self::snapshot`]).
+    pub fn snapshot_with(&self, project: impl Fn(&Value) -> Value) -> Vec<(ObjKey, Value)> {
+        self.lock()
+            .objects
+            .iter()
+            .map(|(k, v)| (k.clone(), project(v)))
+            .collect()
+    }
 }
 
 fn list_in<'a>(

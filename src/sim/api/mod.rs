@@ -4,6 +4,7 @@ mod path;
 mod read;
 mod sub;
 mod table;
+mod table_pod;
 mod watch;
 mod write;
 

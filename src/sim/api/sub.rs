@@ -235,11 +235,14 @@ pub fn finalize(req: &Req<'_>, ns_obj: &Value) -> Result<Response, ApiError> {
     let out = req.state.store.transact(|t| {
         let key = ObjKey::new(&info.gr(), "", req.name);
         let mut cur = current(t, req)?;
-        cur["spec"]["finalizers"] = ns_obj["spec"]["finalizers"].clone();
-        if cur["spec"]["finalizers"].is_null() {
-            if let Some(s) = cur["spec"].as_object_mut() {
-                s.remove("finalizers");
-            }
+        if !cur["spec"].is_object() {
+            cur["spec"] = json!({});
+        }
+        if let Some(spec) = cur.get_mut("spec").and_then(Value::as_object_mut) {
+            match ns_obj["spec"].get("finalizers") {
+                Some(f) if !f.is_null() => spec.insert("finalizers".into(), f.clone()),
+                _ => spec.remove("finalizers"),
+            };
         }
         let done = cur["metadata"].get("deletionTimestamp").is_some()
             && meta::blocking_finalizers(&cur, true) == 0;

@@ -5,6 +5,7 @@ use http::HeaderMap;
 use serde_json::{json, Value};
 
 use super::super::resources::ResourceInfo;
+use super::table_pod::pod_cells;
 
 /// Whether the client asked for a Table (`Accept: application/json;as=Table;...`).
 pub fn wants_table(headers: &HeaderMap) -> bool {
@@ -55,14 +56,14 @@ pub fn human_duration(secs: i64) -> String {
     }
 }
 
-fn age(ts: &Value, now: jiff::Timestamp) -> String {
+pub(super) fn age(ts: &Value, now: jiff::Timestamp) -> String {
     match ts.as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()) {
         Some(t) => human_duration(now.as_second() - t.as_second()),
         None => "<unknown>".to_string(),
     }
 }
 
-fn s(v: &Value) -> String {
+pub(super) fn s(v: &Value) -> String {
     match v {
         Value::String(x) => x.clone(),
         Value::Null => String::new(),
@@ -70,7 +71,7 @@ fn s(v: &Value) -> String {
     }
 }
 
-fn or_none(x: String) -> String {
+pub(super) fn or_none(x: String) -> String {
     if x.is_empty() {
         "<none>".to_string()
     } else {
@@ -78,75 +79,14 @@ fn or_none(x: String) -> String {
     }
 }
 
-fn pod_status(p: &Value) -> String {
-    let st = &p["status"];
-    let mut reason = st["reason"]
-        .as_str()
-        .or_else(|| st["phase"].as_str())
-        .unwrap_or("")
-        .to_string();
-    let statuses = st["containerStatuses"]
+fn containers_and_images(template_spec: &Value) -> (String, String) {
+    let cs = template_spec["containers"]
         .as_array()
         .cloned()
         .unwrap_or_default();
-    for c in statuses.iter().rev() {
-        if let Some(r) = c["state"]["waiting"]["reason"]
-            .as_str()
-            .filter(|r| !r.is_empty())
-        {
-            reason = r.to_string();
-        } else if let Some(t) = c["state"].get("terminated") {
-            reason = match t["reason"].as_str().filter(|r| !r.is_empty()) {
-                Some(r) => r.to_string(),
-                None if t["signal"].as_i64().unwrap_or(0) != 0 => format!("Signal:{}", t["signal"]),
-                None => format!("ExitCode:{}", t["exitCode"].as_i64().unwrap_or(0)),
-            };
-        }
-    }
-    if p["metadata"].get("deletionTimestamp").is_some() {
-        reason = if st["reason"] == "NodeLost" {
-            "Unknown".into()
-        } else {
-            "Terminating".into()
-        };
-    }
-    reason
-}
-
-fn pod_cells(p: &Value, now: jiff::Timestamp) -> Vec<Value> {
-    let total = p["spec"]["containers"].as_array().map_or(0, Vec::len);
-    let statuses = p["status"]["containerStatuses"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let ready = statuses.iter().filter(|c| c["ready"] == true).count();
-    let restarts: i64 = statuses
-        .iter()
-        .map(|c| c["restartCount"].as_i64().unwrap_or(0))
-        .sum();
-    let last = statuses
-        .iter()
-        .filter_map(|c| c["lastState"]["terminated"]["finishedAt"].as_str())
-        .filter_map(|t| t.parse::<jiff::Timestamp>().ok())
-        .max();
-    let restarts = match last {
-        Some(t) if restarts > 0 => format!(
-            "{restarts} ({} ago)",
-            human_duration(now.as_second() - t.as_second())
-        ),
-        _ => restarts.to_string(),
-    };
-    vec![
-        json!(p["metadata"]["name"]),
-        json!(format!("{ready}/{total}")),
-        json!(pod_status(p)),
-        json!(restarts),
-        json!(age(&p["metadata"]["creationTimestamp"], now)),
-        json!(or_none(s(&p["status"]["podIP"]))),
-        json!(or_none(s(&p["spec"]["nodeName"]))),
-        json!("<none>"),
-        json!("<none>"),
-    ]
+    let names: Vec<String> = cs.iter().map(|c| s(&c["name"])).collect();
+    let images: Vec<String> = cs.iter().map(|c| s(&c["image"])).collect();
+    (names.join(","), images.join(","))
 }
 
 fn service_ports(svc: &Value) -> String {
@@ -178,22 +118,29 @@ fn layout(
     let name = json!(o["metadata"]["name"]);
     let created = json!(age(&o["metadata"]["creationTimestamp"], now));
     match (info.group.as_str(), info.plural.as_str()) {
-        ("apps", "statefulsets") => (
-            vec![
-                ("Name", "string", 0),
-                ("Ready", "string", 0),
-                ("Age", "string", 0),
-            ],
-            vec![
-                name,
-                json!(format!(
-                    "{}/{}",
-                    o["status"]["readyReplicas"].as_i64().unwrap_or(0),
-                    o["spec"]["replicas"].as_i64().unwrap_or(1)
-                )),
-                created,
-            ],
-        ),
+        ("apps", "statefulsets") => {
+            let (containers, images) = containers_and_images(&o["spec"]["template"]["spec"]);
+            (
+                vec![
+                    ("Name", "string", 0),
+                    ("Ready", "string", 0),
+                    ("Age", "string", 0),
+                    ("Containers", "string", 1),
+                    ("Images", "string", 1),
+                ],
+                vec![
+                    name,
+                    json!(format!(
+                        "{}/{}",
+                        o["status"]["readyReplicas"].as_i64().unwrap_or(0),
+                        o["spec"]["replicas"].as_i64().unwrap_or(1)
+                    )),
+                    created,
+                    json!(containers),
+                    json!(images),
+                ],
+            )
+        }
         ("", "pods") => (
             vec![
                 ("Name", "string", 0),
@@ -409,7 +356,7 @@ mod tests {
         let p = json!({"metadata": {"name": "web-0", "creationTimestamp": "2026-01-01T00:00:00Z"},
             "spec": {"containers": [{"name": "c"}]},
             "status": {"phase": "Pending", "containerStatuses": [{"ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ImagePullBackOff"}}}]}});
-        let t = table(&info, &[p.clone()], json!({}), "Metadata");
+        let t = table(&info, std::slice::from_ref(&p), json!({}), "Metadata");
         assert_eq!(t["rows"][0]["cells"][1], "0/1");
         assert_eq!(t["rows"][0]["cells"][2], "ImagePullBackOff");
         assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
@@ -418,6 +365,26 @@ mod tests {
         assert_eq!(
             table(&info, &[d], json!({}), "None")["rows"][0]["cells"][2],
             "Terminating"
+        );
+    }
+
+    #[test]
+    fn wide_columns_for_sets_and_readiness_gates() {
+        let all = builtins();
+        let sts = all.iter().find(|r| r.plural == "statefulsets").unwrap();
+        let o = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]}}}, "status": {"readyReplicas": 2}});
+        let t = table(sts, std::slice::from_ref(&o), json!({}), "None");
+        assert_eq!(
+            t["rows"][0]["cells"],
+            json!(["web", "2/3", "<unknown>", "a,b", "x:1,y:2"])
+        );
+        assert_eq!(t["columnDefinitions"][3]["priority"], 1);
+        let pods = all.iter().find(|r| r.plural == "pods").unwrap();
+        let p = json!({"metadata": {"name": "p"}, "spec": {"containers": [], "readinessGates": [{"conditionType": "a"}, {"conditionType": "b"}]},
+            "status": {"conditions": [{"type": "a", "status": "True"}, {"type": "b", "status": "False"}]}});
+        assert_eq!(
+            table(pods, &[p], json!({}), "None")["rows"][0]["cells"][8],
+            "1/2"
         );
     }
 }

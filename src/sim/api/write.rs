@@ -6,11 +6,39 @@ use http::StatusCode;
 use serde_json::{json, Value};
 
 use super::super::delete::{delete_in, DeleteOpts, DeleteOutcome, Propagation};
+use super::super::fields::{self, FieldValidation};
 use super::super::objects::{create_in, update_in, Target};
 use super::super::patch::{self, PatchType};
 use super::super::status::{success_status, ApiError};
 use super::read::{output, Selectors};
 use super::{decode_object, json_response, sub, Req};
+
+/// Applies `fieldValidation`: Strict rejects unknown fields, Warn returns them as warnings.
+fn check_fields(req: &Req<'_>, obj: &Value) -> Result<Vec<String>, ApiError> {
+    let mode = FieldValidation::parse(req.params.get("fieldValidation").map(String::as_str))
+        .map_err(ApiError::bad_request)?;
+    let unknown = fields::unknown_fields(req.info, obj);
+    match mode {
+        _ if unknown.is_empty() => Ok(Vec::new()),
+        FieldValidation::Strict => Err(ApiError::bad_request(fields::strict_message(&unknown))),
+        FieldValidation::Warn => Ok(unknown
+            .iter()
+            .map(|f| format!("unknown field {f:?}"))
+            .collect()),
+        FieldValidation::Ignore => Ok(Vec::new()),
+    }
+}
+
+/// Adds `Warning: 299 - "<text>"` headers.
+fn with_warnings(mut resp: Response, warnings: &[String]) -> Response {
+    for w in warnings {
+        let v = format!("299 - {}", serde_json::Value::String(w.clone()));
+        if let Ok(h) = http::HeaderValue::from_str(&v) {
+            resp.headers_mut().append(http::header::WARNING, h);
+        }
+    }
+    resp
+}
 
 fn target(sub: &str) -> Target {
     if sub == "status" {
@@ -29,15 +57,16 @@ pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     if !req.sub.is_empty() {
         return Err(ApiError::method_not_allowed());
     }
+    let warnings = check_fields(req, &obj)?;
     let gates = req.state.gates();
     let dry = req.dry_run();
     let created = req
         .state
         .store
         .transact(|t| create_in(t, req.info, req.ns, obj, Some(&gates), dry))?;
-    Ok(json_response(
-        StatusCode::CREATED,
-        &output(req.info, created),
+    Ok(with_warnings(
+        json_response(StatusCode::CREATED, &output(req.info, created)),
+        &warnings,
     ))
 }
 
@@ -50,6 +79,7 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         "binding" => return Err(ApiError::method_not_allowed()),
         _ => {}
     }
+    let warnings = check_fields(req, &obj)?;
     let gates = req.state.gates();
     let dry = req.dry_run();
     let out = req.state.store.transact(|t| {
@@ -64,7 +94,10 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
             dry,
         )
     })?;
-    Ok(json_response(StatusCode::OK, &output(req.info, out)))
+    Ok(with_warnings(
+        json_response(StatusCode::OK, &output(req.info, out)),
+        &warnings,
+    ))
 }
 
 fn parse_patch(pt: PatchType, body: &[u8]) -> Result<Value, ApiError> {
@@ -136,6 +169,11 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         "binding" | "finalize" => return Err(ApiError::method_not_allowed()),
         _ => {}
     }
+    let warnings = if pt == PatchType::Json {
+        Vec::new()
+    } else {
+        check_fields(req, &doc)?
+    };
     let gates = req.state.gates();
     let dry = req.dry_run();
     let info = req.info;
@@ -182,7 +220,10 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         )
         .map(|o| (StatusCode::OK, o))
     })?;
-    Ok(json_response(code, &output(info, out)))
+    Ok(with_warnings(
+        json_response(code, &output(info, out)),
+        &warnings,
+    ))
 }
 
 fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
@@ -225,6 +266,23 @@ pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     }
     let opts = delete_opts(req, &body)?;
     let info = req.info;
+    if info.group.is_empty()
+        && info.plural == "namespaces"
+        && matches!(req.name, "default" | "kube-system" | "kube-public")
+    {
+        let mut e = ApiError::new(
+            403,
+            "Forbidden",
+            format!(
+                "namespaces {:?} is forbidden: this namespace may not be deleted",
+                req.name
+            ),
+        );
+        e.name = Some(req.name.to_string());
+        e.group = Some(String::new());
+        e.kind = Some("namespaces".into());
+        return Err(e);
+    }
     let outcome = req
         .state
         .store

@@ -5,13 +5,19 @@
 //! - `scheduler`: binds pending pods to a node that fits their requests
 //!   (through the `binding` subresource) or marks them
 //!   `PodScheduled=False/Unschedulable` with upstream's message;
-//! - `kubelet` / `podstatus`: runs bound pods: image pulls against a
-//!   catalog (`images`), container starts, exits and restart back-off,
-//!   readiness gates, preStop hooks and the grace period, then removes the
-//!   pod once its containers have stopped;
+//! - `kubelet` / `podstatus` / `termination`: runs bound pods: image pulls
+//!   against a catalog (`images`), container starts, exits and restart
+//!   back-off, readiness probes' initial delay and readiness gates, preStop
+//!   hooks and the grace period, then removes the pod once its containers
+//!   have stopped;
 //! - `volumes`: provisions and binds a PersistentVolume for each pending
-//!   claim;
+//!   claim, and deletes it with its claim (reclaim policy Delete);
+//! - `events`: the Events both record, worded like upstream's;
 //! - `runner`: the watch-driven loop doing the I/O.
+//!
+//! All decisions are pure functions of the observed objects and the clock;
+//! the loop only reacts to watch events and to timers set for the
+//! configured delays ([`Timings`]).
 
 mod clock;
 mod events;

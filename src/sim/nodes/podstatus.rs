@@ -326,12 +326,19 @@ fn condition(
         "status": if ok { "True" } else { "False" },
         "lastTransitionTime": ts(entry.1),
     });
-    if let Some((reason, message)) = reason {
-        c["reason"] = json!(reason);
-        if !message.is_empty() {
-            c["message"] = json!(message);
-        }
-    }
+    // Absent fields are sent as null so that a strategic merge patch removes
+    // what an earlier write set (the kubelet's two-way patch does the same).
+    let (reason, message) = reason.unwrap_or_default();
+    c["reason"] = if reason.is_empty() {
+        Value::Null
+    } else {
+        json!(reason)
+    };
+    c["message"] = if message.is_empty() {
+        Value::Null
+    } else {
+        json!(message)
+    };
     c
 }
 

@@ -177,6 +177,12 @@ async fn a_readiness_gate_drives_ready() {
         .await
         .unwrap();
     let p = wait_pod(&pods, "gated", "Ready", is_ready).await;
+    let ready = condition(&p, "Ready").unwrap();
+    assert_eq!(
+        (ready.1, ready.2),
+        (None, None),
+        "reason and message are cleared"
+    );
     let types: Vec<String> = p
         .status
         .unwrap()
@@ -316,6 +322,17 @@ async fn a_crashing_container_reaches_crash_loop_back_off() {
     .await;
     let cs = &p.status.unwrap().container_statuses.unwrap()[0];
     assert!(cs.restart_count >= 1);
+    let state = cs.state.as_ref().unwrap();
+    let set = [
+        state.waiting.is_some(),
+        state.running.is_some(),
+        state.terminated.is_some(),
+    ];
+    assert_eq!(
+        set.iter().filter(|s| **s).count(),
+        1,
+        "one state at a time: {state:?}"
+    );
     assert_eq!(
         cs.last_state
             .as_ref()
@@ -326,5 +343,43 @@ async fn a_crashing_container_reaches_crash_loop_back_off() {
             .exit_code,
         1
     );
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn pods_on_a_not_ready_node_turn_unready_and_recover() {
+    let (cluster, client) = cluster().await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let nodes: Api<Node> = Api::all(client);
+    create_pod(
+        &pods,
+        json!({"metadata": {"name": "p"}, "spec": {
+        "nodeSelector": {"kubernetes.io/hostname": "kind-worker2"},
+        "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]}}),
+    )
+    .await;
+    wait_pod(&pods, "p", "Ready", is_ready).await;
+    let ready = |status: &str| {
+        json!({"status": {"conditions": [{"type": "Ready", "status": status,
+        "reason": "KubeletNotReady", "message": "fault"}]}})
+    };
+    nodes
+        .patch_status(
+            "kind-worker2",
+            &PatchParams::default(),
+            &Patch::Strategic(ready("Unknown")),
+        )
+        .await
+        .unwrap();
+    wait_pod(&pods, "p", "not Ready", |p| !is_ready(p)).await;
+    nodes
+        .patch_status(
+            "kind-worker2",
+            &PatchParams::default(),
+            &Patch::Strategic(ready("True")),
+        )
+        .await
+        .unwrap();
+    wait_pod(&pods, "p", "Ready again", is_ready).await;
     cluster.shutdown().await;
 }

@@ -172,6 +172,10 @@ async fn namespace_deletion_empties_it_first() {
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "doomed"}})).unwrap();
     let made = nss.create(&PostParams::default(), &ns).await.unwrap();
     assert_eq!(made.status.unwrap().phase.as_deref(), Some("Active"));
+    assert_eq!(
+        made.metadata.labels.unwrap()["kubernetes.io/metadata.name"],
+        "doomed"
+    );
     let pods: Api<Pod> = Api::namespaced(client.clone(), "doomed");
     pods.create(
         &PostParams::default(),

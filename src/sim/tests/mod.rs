@@ -1,10 +1,13 @@
 //! Integration tests of the embedded apiserver over HTTP.
 
+mod access;
 mod bad_input;
 mod client;
 mod deletion;
+mod kinds;
 mod kubectl;
 mod patches;
+mod robustness;
 mod watches;
 
 use std::time::Duration;

@@ -157,3 +157,76 @@ async fn server_side_apply_creates_then_merges() {
     assert_eq!(r.json()["metadata"]["labels"]["c"], "3");
     c.shutdown().await;
 }
+
+#[tokio::test]
+async fn empty_metadata_maps_are_dropped_like_upstream() {
+    let c = cluster().await;
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "e", "labels": {}, "annotations": {}, "finalizers": []}});
+    let r = raw(
+        &c,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some("application/json"),
+        body.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    let m = &r.json()["metadata"];
+    assert!(
+        m.get("labels").is_none()
+            && m.get("annotations").is_none()
+            && m.get("finalizers").is_none(),
+        "{m}"
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn field_validation_strict_rejects_and_warn_warns() {
+    let c = cluster().await;
+    let url = "/apis/apps/v1/namespaces/default/statefulsets";
+    let mut body = sts_json("typo", 1);
+    body["spce"] = json!({});
+    let r = raw(
+        &c,
+        "POST",
+        &format!("{url}?fieldValidation=Strict"),
+        Some("application/json"),
+        body.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json()["message"],
+        "strict decoding error: unknown field \"spce\""
+    );
+    let r = raw(
+        &c,
+        "POST",
+        url,
+        Some("application/json"),
+        body.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 201);
+    assert!(
+        r.headers
+            .iter()
+            .any(|(k, v)| k == "warning" && v == "299 - \"unknown field \\\"spce\\\"\""),
+        "{:?}",
+        r.headers
+    );
+    let p = raw(
+        &c,
+        "PATCH",
+        &format!("{url}/typo?fieldValidation=Strict"),
+        Some("application/merge-patch+json"),
+        br#"{"metadata":{"lables":{"a":"b"}}}"#,
+        true,
+    )
+    .await;
+    assert_eq!(p.status, 400);
+    c.shutdown().await;
+}

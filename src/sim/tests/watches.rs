@@ -275,3 +275,114 @@ async fn watching_a_named_object_filters_by_name() {
     assert_eq!(e["object"]["metadata"]["name"], "only");
     c.shutdown().await;
 }
+
+#[tokio::test]
+async fn kube_runtime_watcher_with_streaming_lists() {
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
+    api.create(&PostParams::default(), &cm("s1", json!({})))
+        .await
+        .unwrap();
+    let mut events = watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
+    let mut init = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(5), events.try_next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        match ev {
+            watcher::Event::InitApply(o) => init.push(o.metadata.name.unwrap()),
+            watcher::Event::InitDone => break,
+            _ => {}
+        }
+    }
+    assert_eq!(init, vec!["s1"]);
+    api.create(&PostParams::default(), &cm("s2", json!({})))
+        .await
+        .unwrap();
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(5), events.try_next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if let watcher::Event::Apply(o) = ev {
+            assert_eq!(o.metadata.name.as_deref(), Some("s2"));
+            break;
+        }
+    }
+    c.shutdown().await;
+}
+
+#[tokio::test]
+async fn kube_runtime_watcher_relists_after_410() {
+    use super::super::faults::{FaultAction, FaultRule};
+    let c = cluster_with(ClusterConfig {
+        run_nodes: false,
+        watch_window: 3,
+        ..Default::default()
+    })
+    .await;
+    let client = c.client().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
+    let mut events = watcher(api.clone(), watcher::Config::default().timeout(1)).boxed();
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(5), events.try_next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if matches!(ev, watcher::Event::InitDone) {
+            break;
+        }
+    }
+    // kube-rs issues its watch lazily (when polled next), from the list's resourceVersion;
+    // the window moves past it first, and the held-back watch gets 410 Gone
+    c.faults().add_rule(FaultRule {
+        verb: Some("watch".into()),
+        resource: Some("configmaps".into()),
+        actions: vec![FaultAction::Delay(Duration::from_millis(1500))],
+        times: Some(1),
+        ..Default::default()
+    });
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    for i in 0..6 {
+        api.create(&PostParams::default(), &cm(&format!("gap-{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let mut relisted = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while relisted.len() < 6 && tokio::time::Instant::now() < deadline {
+        match tokio::time::timeout(Duration::from_secs(5), events.next()).await {
+            Ok(Some(Ok(watcher::Event::InitApply(o)))) => relisted.push(o.metadata.name.unwrap()),
+            Ok(Some(Ok(watcher::Event::Apply(o)))) => panic!(
+                "saw {:?} as a live event; expected a relist after 410",
+                o.metadata.name
+            ),
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    relisted.sort();
+    assert_eq!(
+        relisted,
+        (0..6).map(|i| format!("gap-{i}")).collect::<Vec<_>>()
+    );
+    let log: Vec<String> = c
+        .faults()
+        .requests()
+        .into_iter()
+        .map(|r| format!("{} {}", r.verb, r.path))
+        .collect();
+    let watches = log.iter().filter(|r| r.starts_with("watch ")).count();
+    assert!(watches >= 1, "{log:?}");
+    let first_watch = log.iter().position(|r| r.starts_with("watch ")).unwrap();
+    assert!(
+        log[first_watch..].iter().any(|r| r.starts_with("list ")),
+        "relist after 410: {log:?}"
+    );
+    c.shutdown().await;
+}

@@ -16,10 +16,11 @@ impl Sim {
         let Some(&index) = self.own_nodes.get(&node) else {
             return;
         };
+        let uid = uid_of(&pod);
         if !self.nodes.get(&node).is_some_and(|n| n.ready) {
+            self.mark_not_ready(&pod, key).await;
             return;
         }
-        let uid = uid_of(&pod);
         if self.removing.contains(&uid) {
             return;
         }
@@ -182,5 +183,41 @@ impl Sim {
             )
             .await,
         )
+    }
+
+    /// What the node lifecycle controller does to the pods of a node that
+    /// stopped being Ready: their Ready condition turns False. The kubelet
+    /// rewrites its own status once the node is back.
+    async fn mark_not_ready(&mut self, pod: &Pod, key: &Key) {
+        let uid = uid_of(pod);
+        let ready = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+        // Forget what the kubelet wrote so it writes again on recovery, with
+        // a new transition time for Ready.
+        self.written.remove(&uid);
+        if let Some(rt) = self.runtimes.get_mut(&uid) {
+            rt.conditions
+                .insert("Ready".to_string(), (false, Timestamp::now()));
+        }
+        if !ready {
+            return;
+        }
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
+        let patch = json!({"status": {"conditions": [{
+            "type": "Ready",
+            "status": "False",
+            "reason": null,
+            "message": null,
+            "lastTransitionTime": ts(Timestamp::now()),
+        }]}});
+        if let Err(e) = api
+            .patch_status(&key.1, &PatchParams::default(), &Patch::Strategic(patch))
+            .await
+        {
+            tracing::warn!("node simulator: marking {}/{} not ready: {e}", key.0, key.1);
+        }
     }
 }
