@@ -158,6 +158,9 @@ pub struct RunArgs {
 pub struct ListArgs {
     /// Feature files or folders (default: features/).
     pub features: Vec<PathBuf>,
+    /// `list`: print a Markdown table (scenario, the clause it encodes, tags).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// `kepspec cluster up`

@@ -15,3 +15,4 @@ pub mod harness;
 pub mod history;
 pub mod report;
 pub mod sim;
+pub mod target;

@@ -6,6 +6,7 @@
 //! is linked in whole.
 
 pub mod given;
+pub mod skew;
 pub mod then;
 pub mod when;
 pub mod world;

@@ -302,3 +302,18 @@ async fn claim_field(
     )
     .await
 }
+
+#[then(expr = "the StatefulSet {string} has {string} set to {string}")]
+async fn set_field(w: &mut KepWorld, set: String, pointer: String, value: String) -> anyhow::Result<()> {
+    checks::field_is(w.sc()?, kepspec::history::Kind::StatefulSet, &set, &pointer, &value).await
+}
+
+#[then(expr = "the StatefulSet {string} has {string} unset")]
+async fn set_field_unset(w: &mut KepWorld, set: String, pointer: String) -> anyhow::Result<()> {
+    checks::field_unset(w.sc()?, kepspec::history::Kind::StatefulSet, &set, &pointer).await
+}
+
+#[then(expr = "no Warning event was recorded for {string}")]
+async fn no_warnings(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::no_warning_events(w.sc()?, &set).await
+}

@@ -5,6 +5,8 @@
 //! (API calls and events), [`run`] keeps the loop (watches, work queue,
 //! requeues, feature gates).
 
+#[cfg(feature = "defects")]
+pub mod defects;
 pub mod events;
 pub mod execute;
 pub mod leader;
@@ -14,6 +16,7 @@ pub mod pods;
 pub mod revision;
 pub mod run;
 pub mod status;
+pub mod vendor;
 
 pub use plan::{ControllerGates, Observed, Plan};
 pub use run::{run, ControllerOptions};

@@ -30,6 +30,7 @@ use super::events::{self, EventType, Regarding};
 use super::execute::{self, Freshness, Target};
 use super::metrics::Metrics;
 use super::plan::{self, ControllerGates, Observed};
+use super::vendor;
 
 /// How the controller runs.
 #[derive(Clone, Debug)]
@@ -294,8 +295,9 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
     let key = key.to_string();
 
     let raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
-    let typed: StatefulSet =
-        serde_json::from_value(raw.clone()).map_err(|e| SyncError::Decode(key.clone(), e))?;
+    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    let mut typed: StatefulSet = serde_json::from_value(vendor::as_apps_v1(&raw))
+        .map_err(|e| SyncError::Decode(key.clone(), e))?;
     let ns = set.namespace().unwrap_or_default();
     let uid = set.uid().unwrap_or_default();
     let owned_by_set =
@@ -303,7 +305,7 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
             refs.iter()
                 .any(|r| r.controller == Some(true) && r.uid == uid)
         };
-    let pods: Vec<Pod> = ctx
+    let mut pods: Vec<Pod> = ctx
         .pods
         .state()
         .iter()
@@ -337,6 +339,26 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
         uid: uid.clone(),
         resource_version: set.resource_version(),
     };
+    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    let mut gates = ctx.opts.gates.clone();
+    #[cfg(feature = "defects")]
+    let defect = super::defects::Defect::active();
+    #[cfg(feature = "defects")]
+    if let Some(d) = defect {
+        super::defects::distort_input(d, &mut typed, &mut pods, &mut gates);
+    }
+    let kind = (ctx.opts.resource.api_version.as_str(), ctx.opts.resource.kind.as_str());
+    for p in pods.iter_mut() {
+        vendor::retarget(&mut p.metadata, &uid, kind, vendor::APPS_V1);
+    }
+    let mut claims = claims;
+    for c in claims.iter_mut() {
+        vendor::retarget(&mut c.metadata, &uid, kind, vendor::APPS_V1);
+    }
+    let mut revisions = revisions;
+    for r in revisions.iter_mut() {
+        vendor::retarget(&mut r.metadata, &uid, kind, vendor::APPS_V1);
+    }
     let observed = Observed {
         set_raw: &raw,
         set: &typed,
@@ -345,7 +367,7 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
         revisions: &revisions,
         now: jiff::Timestamp::now(),
     };
-    let plan = match plan::plan(&observed, &ctx.opts.gates) {
+    let mut plan = match plan::plan(&observed, &gates) {
         Ok(plan) => plan,
         Err(err) => {
             // A set we cannot act on: say why, once per change of the set.
@@ -365,6 +387,16 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
         resource: &ctx.opts.resource,
         regarding,
     };
+    #[cfg(feature = "defects")]
+    if let Some(d) = defect {
+        super::defects::distort_plan(d, &mut plan, &pods);
+        let names: Vec<String> = claims.iter().filter_map(|c| c.metadata.name.clone()).collect();
+        for claim in super::defects::claims_to_delete(d, &plan, &names) {
+            let api: Api<PersistentVolumeClaim> = Api::namespaced(ctx.client.clone(), &ns);
+            let _ = api.delete(&claim, &Default::default()).await;
+        }
+    }
+    vendor::retarget_plan(&mut plan, &uid, vendor::APPS_V1, kind);
     let outcome = execute::perform(&target, &plan, typed.status.as_ref()).await;
     let outcome = outcome?;
     if let Ok(mut expected) = ctx.expected.lock() {

@@ -97,38 +97,22 @@ pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result
         anyhow::bail!("{set} had no pods before the first change; nothing to check");
     }
     let mut pending: Vec<&str> = old.iter().map(String::as_str).collect();
-    let mut first_gone: Option<(u64, String)> = None;
+    let uids: Vec<String> = state_before(&t, from).pods_of(set).map(|p| p.uid().to_string()).collect();
     for e in t
         .entries()
         .iter()
-        .filter(|e| e.seq >= from && e.kind == Kind::Pod)
+        .filter(|e| e.seq >= from && e.kind == Kind::Pod && uids.contains(&e.uid))
     {
-        if !pending.contains(&e.name.as_str()) {
-            continue;
-        }
         if PodFacts::of(&e.object).terminating || e.change == Change::Deleted {
-            if e.change == Change::Deleted && first_gone.is_none() {
-                first_gone = Some((e.seq, e.name.clone()));
-            }
             pending.retain(|n| *n != e.name);
-            if let (Some((seq, gone)), false) = (&first_gone, pending.is_empty()) {
-                let breach = Breach::new(
-                    format!(
-                        "{gone} was gone while {} had not been deleted yet",
-                        pending.join(", ")
-                    ),
-                    pending.iter().map(|s| s.to_string()).collect(),
-                );
-                return keep(
-                    sc,
-                    Err(Violation::at_entry(
-                        &t,
-                        &clauses::recreate_deletes_all(),
-                        *seq,
-                        breach,
-                    )),
-                );
-            }
+        }
+        if e.change == Change::Deleted && !pending.is_empty() {
+            let breach = Breach::new(
+                format!("{} was gone while {} had not been deleted yet", e.name, pending.join(", ")),
+                pending.iter().map(|s| s.to_string()).collect(),
+            );
+            let violation = Violation::at_entry(&t, &clauses::recreate_deletes_all(), e.seq, breach);
+            return keep(sc, Err(violation));
         }
     }
     if !pending.is_empty() {
@@ -526,4 +510,37 @@ pub async fn field_is(
                 .unwrap_or_else(|| "unset".into())
         ),
     }
+}
+
+/// Checks that a field of the latest state of an object is absent.
+pub async fn field_unset(sc: &mut Scenario, kind: Kind, name: &str, pointer: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    if latest(&t, kind, name).is_none() {
+        anyhow::bail!("{} {name} was not observed", kind.word());
+    }
+    match field(&t, kind, name, pointer) {
+        None => Ok(()),
+        Some(v) => anyhow::bail!("{} {name}: {pointer} is {v:?}, expected it unset", kind.word()),
+    }
+}
+
+/// No Warning event about the set was recorded in the whole scenario.
+pub async fn no_warning_events(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let clause = Clause::new(
+        "KEP-3541 Version Skew Strategy",
+        "StatefulSets are functional, just without Recreate strategy feature; no errors or warnings",
+    );
+    let result = crate::history::checks::never(&t, &clause, 0, |_, e| {
+        let o = &e.object;
+        let warning = e.kind == Kind::Event
+            && o.get("type").and_then(Value::as_str) == Some("Warning")
+            && o.pointer("/involvedObject/name").and_then(Value::as_str) == Some(set);
+        warning.then(|| {
+            let reason = o.get("reason").and_then(Value::as_str).unwrap_or("");
+            let message = o.get("message").and_then(Value::as_str).unwrap_or("");
+            Breach::new(format!("Warning {reason}: {message}"), vec![])
+        })
+    });
+    keep(sc, result)
 }

@@ -27,6 +27,18 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    if args.markdown {
+        return match markdown_table(&features) {
+            Ok(table) => {
+                print!("{table}");
+                EXIT_PASSED
+            }
+            Err(p) => {
+                eprintln!("error: {p}");
+                EXIT_ERROR
+            }
+        };
+    }
     let mut code = EXIT_PASSED;
     for file in features {
         match super::features::parse(&file) {
@@ -63,6 +75,38 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
         }
     }
     code
+}
+
+/// The clause a feature cites: its narrative up to the first quoted section
+/// name (`KEP-3541, "Proposed Recreate Strategy Algorithm"`).
+pub fn citation(description: &str) -> String {
+    let text = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.find("\":") {
+        Some(end) => text[..=end].to_string(),
+        None => text.split(": ").next().unwrap_or_default().to_string(),
+    }
+}
+
+/// Every scenario as a row of a Markdown table.
+pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::InputProblem> {
+    let mut out = String::from("| feature | scenario | encodes | tags |\n|---|---|---|---|\n");
+    for file in files {
+        let f = super::features::parse(file)?;
+        let cite = citation(f.description.as_deref().unwrap_or_default());
+        for sc in f.scenarios.iter().chain(f.rules.iter().flat_map(|r| r.scenarios.iter())) {
+            let tags: Vec<String> = f.tags.iter().chain(sc.tags.iter()).map(|t| format!("`@{t}`")).collect();
+            let name = file.strip_prefix("features").unwrap_or(file).display().to_string();
+            out.push_str(&format!(
+                "| {}:{} | {} | {} | {} |\n",
+                name.trim_start_matches('/'),
+                sc.position.line,
+                sc.name.replace('|', "\\|"),
+                cite.replace('|', "\\|"),
+                tags.join(" ")
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// `kepspec lint`: syntax, undefined and ambiguous steps.

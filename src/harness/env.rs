@@ -1,21 +1,40 @@
-//! The environment a run shares between its scenarios: the cluster, the
-//! client, and the implementation under test (the bundled controller started
-//! in-process, or whatever already runs in the cluster).
+//! The environment scenarios run in: the cluster, the client, and the
+//! implementation under test — the bundled controller started in-process
+//! (one replica, or several behind leader election), or whatever already
+//! runs in the cluster.
+//!
+//! A run shares one environment between its scenarios; a scenario tagged
+//! `@isolated` gets an embedded cluster and controllers of its own, so it can
+//! restart them with other feature gates or inject faults without touching
+//! its neighbours.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use kube::Client;
+use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
+use crate::controller::leader::{self, Election, LeaseTimings};
 use crate::controller::{self, ControllerGates, ControllerOptions};
+use crate::sim::admission::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
-/// How to set up a run's environment.
+/// The user agent prefix of the bundled controller's requests, by which
+/// fault rules and request counts tell them from the harness's own.
+pub const CONTROLLER_AGENT: &str = "kepspec-controller";
+
+/// The lease in-process controller replicas campaign for.
+pub const LEASE: (&str, &str) = ("kube-system", "kepspec-statefulset-controller");
+
+/// How to set up an environment.
 #[derive(Clone, Debug)]
 pub struct EnvironmentOptions {
     /// Start the embedded cluster (true) or use the kubeconfig (false).
     pub embedded: bool,
+    /// The embedded cluster's apiserver feature gates.
+    pub apiserver_gates: ApiGates,
     /// Kubeconfig for an existing cluster (None: the default lookup).
     pub kubeconfig: Option<PathBuf>,
     /// Start the bundled controller in-process.
@@ -30,6 +49,7 @@ impl Default for EnvironmentOptions {
     fn default() -> Self {
         Self {
             embedded: true,
+            apiserver_gates: ApiGates::default(),
             kubeconfig: None,
             bundled_controller: true,
             controller_gates: ControllerGates::default(),
@@ -38,105 +58,191 @@ impl Default for EnvironmentOptions {
     }
 }
 
-/// A run's shared environment.
+/// One in-process controller replica.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaSpec {
+    /// Its identity (lease holder name, user agent suffix).
+    pub identity: String,
+    /// Its feature gates.
+    pub gates: ControllerGates,
+    /// Whether it campaigns for the lease before acting.
+    pub leader_election: bool,
+}
+
+struct Replica {
+    spec: ReplicaSpec,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// A set of scenarios' shared cluster and controllers.
 pub struct Environment {
     /// A client for the harness's own requests.
     pub client: Client,
-    /// The embedded cluster, when the run started one.
+    /// The embedded cluster, when the environment started one.
     pub embedded: Option<EmbeddedCluster>,
-    /// Stops the in-process controller.
-    controller_stop: Option<CancellationToken>,
-    controller_task: Option<tokio::task::JoinHandle<()>>,
+    /// The configuration controller clients are made from.
+    config: kube::Config,
+    replicas: Mutex<BTreeMap<String, Replica>>,
 }
 
 impl std::fmt::Debug for Environment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Environment")
-            .field("embedded", &self.embedded.is_some())
-            .finish()
+        f.debug_struct("Environment").field("embedded", &self.embedded.is_some()).finish()
     }
 }
 
-static CURRENT: OnceLock<Arc<Environment>> = OnceLock::new();
+/// Lease timings short enough for scenarios, in the same proportions as
+/// kube-controller-manager's (15 s / 10 s / 2 s).
+pub fn scenario_lease_timings() -> LeaseTimings {
+    LeaseTimings {
+        lease_duration: Duration::from_millis(1500),
+        renew_deadline: Duration::from_millis(1000),
+        retry_period: Duration::from_millis(200),
+    }
+}
 
 impl Environment {
     /// Starts what the options ask for.
     pub async fn start(opts: &EnvironmentOptions) -> anyhow::Result<Self> {
-        let (client, embedded) = if opts.embedded {
-            let cluster = EmbeddedCluster::start(ClusterConfig::default()).await?;
+        let (config, embedded) = if opts.embedded {
+            let cfg = ClusterConfig { gates: opts.apiserver_gates.clone(), ..ClusterConfig::default() };
+            let cluster = EmbeddedCluster::start(cfg).await?;
             if let Some(path) = &opts.write_kubeconfig {
                 cluster.write_kubeconfig(path)?;
             }
-            (cluster.client().await?, Some(cluster))
+            (cluster.client_config(), Some(cluster))
         } else {
             let config = match &opts.kubeconfig {
                 Some(path) => {
-                    let kc = kube::config::Kubeconfig::read_from(path).map_err(|e| {
-                        anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display())
-                    })?;
+                    let kc = kube::config::Kubeconfig::read_from(path)
+                        .map_err(|e| anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display()))?;
                     kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?
                 }
                 None => kube::Config::infer().await?,
             };
-            (Client::try_from(config)?, None)
+            (config, None)
         };
+        let client = Client::try_from(config.clone())?;
         // Fail early, with the cause, when the cluster cannot be reached.
-        client
-            .apiserver_version()
+        tokio::time::timeout(Duration::from_secs(15), client.apiserver_version())
             .await
+            .map_err(|_| anyhow::anyhow!("cluster unreachable: no answer within 15s"))?
             .map_err(|e| anyhow::anyhow!("cluster unreachable: {e}"))?;
-        let mut env = Self {
-            client,
-            embedded,
-            controller_stop: None,
-            controller_task: None,
-        };
+        let env = Self { client, embedded, config, replicas: Mutex::new(BTreeMap::new()) };
         if opts.bundled_controller {
-            let stop = CancellationToken::new();
-            let opts = ControllerOptions {
+            env.start_replica(ReplicaSpec {
+                identity: "controller".into(),
                 gates: opts.controller_gates.clone(),
-                ..ControllerOptions::default()
-            };
-            let client = env.client.clone();
-            let token = stop.clone();
-            env.controller_task = Some(tokio::spawn(async move {
-                if let Err(err) = controller::run(client, opts, token).await {
-                    tracing::error!(%err, "bundled controller stopped");
-                }
-            }));
-            env.controller_stop = Some(stop);
+                leader_election: false,
+            })
+            .await?;
         }
         Ok(env)
     }
 
-    /// Makes this the environment scenarios use.
-    pub fn install(self) -> Arc<Self> {
-        let env = Arc::new(self);
-        let _ = CURRENT.set(env.clone());
-        env
+    /// An environment of its own for one scenario: a fresh embedded cluster
+    /// and one controller replica campaigning for the lease.
+    pub async fn isolated(apiserver: ApiGates, controller: ControllerGates) -> anyhow::Result<Self> {
+        let opts = EnvironmentOptions {
+            apiserver_gates: apiserver,
+            bundled_controller: false,
+            ..EnvironmentOptions::default()
+        };
+        let env = Self::start(&opts).await?;
+        env.start_replica(ReplicaSpec { identity: "controller-1".into(), gates: controller, leader_election: true })
+            .await?;
+        Ok(env)
     }
 
-    /// The installed environment.
-    pub fn current() -> anyhow::Result<Arc<Self>> {
-        CURRENT
-            .get()
-            .cloned()
-            .ok_or_else(|| anyhow::anyhow!("no environment installed"))
+    /// Starts an in-process controller replica.
+    pub async fn start_replica(&self, spec: ReplicaSpec) -> anyhow::Result<()> {
+        let mut config = self.config.clone();
+        let agent = format!("{CONTROLLER_AGENT}/{}", spec.identity);
+        config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_str(&agent)?));
+        let client = Client::try_from(config)?;
+        let stop = CancellationToken::new();
+        let opts = ControllerOptions { gates: spec.gates.clone(), ..ControllerOptions::default() };
+        let token = stop.clone();
+        let task = if spec.leader_election {
+            let election = Election {
+                namespace: LEASE.0.into(),
+                name: LEASE.1.into(),
+                identity: spec.identity.clone(),
+                timings: scenario_lease_timings(),
+            };
+            let lead_client = client.clone();
+            tokio::spawn(async move {
+                let lead = move |term: CancellationToken| {
+                    let (client, opts) = (lead_client.clone(), opts.clone());
+                    async move {
+                        if let Err(err) = controller::run(client, opts, term).await {
+                            tracing::error!(%err, "controller stopped");
+                        }
+                    }
+                };
+                if let Err(err) = leader::run(client, election, token, lead).await {
+                    tracing::error!(%err, "leader election stopped");
+                }
+            })
+        } else {
+            tokio::spawn(async move {
+                if let Err(err) = controller::run(client, opts, token).await {
+                    tracing::error!(%err, "bundled controller stopped");
+                }
+            })
+        };
+        let mut replicas = self.replicas.lock().await;
+        if let Some(old) = replicas.insert(spec.identity.clone(), Replica { spec, stop, task }) {
+            old.stop.cancel();
+        }
+        Ok(())
     }
 
-    /// Stops the controller and the cluster.
+    /// Stops a replica (gracefully: in-flight requests finish, the lease is
+    /// not renewed any more). Returns whether it existed.
+    pub async fn stop_replica(&self, identity: &str) -> bool {
+        let replica = self.replicas.lock().await.remove(identity);
+        match replica {
+            Some(r) => {
+                r.stop.cancel();
+                let _ = tokio::time::timeout(Duration::from_secs(10), r.task).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Restarts a replica with other gates (same identity, same election).
+    pub async fn restart_replica(&self, identity: &str, gates: ControllerGates) -> anyhow::Result<()> {
+        let spec = self.replicas.lock().await.get(identity).map(|r| r.spec.clone());
+        let spec = spec.ok_or_else(|| anyhow::anyhow!("no controller replica named {identity:?} is running"))?;
+        self.stop_replica(identity).await;
+        self.start_replica(ReplicaSpec { gates, ..spec }).await
+    }
+
+    /// The running replicas.
+    pub async fn replicas(&self) -> Vec<ReplicaSpec> {
+        self.replicas.lock().await.values().map(|r| r.spec.clone()).collect()
+    }
+
+    /// The holder of the controllers' lease, if any.
+    pub async fn lease_holder(&self) -> Option<String> {
+        let api: kube::Api<k8s_openapi::api::coordination::v1::Lease> = kube::Api::namespaced(self.client.clone(), LEASE.0);
+        api.get_opt(LEASE.1).await.ok().flatten()?.spec?.holder_identity
+    }
+
+    /// Stops every controller replica.
     pub async fn stop(&self) {
-        if let Some(stop) = &self.controller_stop {
-            stop.cancel();
+        let identities: Vec<String> = self.replicas.lock().await.keys().cloned().collect();
+        for id in identities {
+            self.stop_replica(&id).await;
         }
     }
 
-    /// Waits for the controller task after [`stop`](Self::stop).
-    pub async fn join(mut self) {
+    /// Stops the controllers, then the embedded cluster.
+    pub async fn shutdown(mut self) {
         self.stop().await;
-        if let Some(task) = self.controller_task.take() {
-            let _ = task.await;
-        }
         if let Some(cluster) = self.embedded.take() {
             cluster.shutdown().await;
         }

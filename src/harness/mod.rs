@@ -11,6 +11,7 @@ pub mod job;
 pub mod runner;
 pub mod scenario;
 pub mod setspec;
+pub mod staging;
 pub mod waits;
 
 pub use env::{Environment, EnvironmentOptions};

@@ -25,6 +25,7 @@ use futures::{future::LocalBoxFuture, stream, FutureExt};
 use super::env::Environment;
 use super::features::{InputProblem, Selection};
 use super::scenario::Scenario;
+use super::staging::ISOLATED_TAG;
 use crate::history::{Timeline, Violation};
 use crate::report::model::{self, Status};
 
@@ -110,6 +111,35 @@ pub fn load<W: ScenarioWorld>(
     }
 }
 
+/// Every tag of a scenario, inherited ones included, without `@`.
+fn tags_of<'a>(
+    feature: &'a gherkin::Feature,
+    rule: Option<&'a gherkin::Rule>,
+    scenario: &'a gherkin::Scenario,
+) -> impl Iterator<Item = &'a str> {
+    feature
+        .tags
+        .iter()
+        .chain(rule.into_iter().flat_map(|r| r.tags.iter()))
+        .chain(scenario.tags.iter())
+        .map(String::as_str)
+}
+
+/// Starts a scenario in the shared environment or, for `@isolated`, in one
+/// of its own.
+async fn start_scenario(shared: Arc<Environment>, isolated: bool, name: &str) -> anyhow::Result<Scenario> {
+    if !isolated {
+        return Scenario::start(shared, name).await;
+    }
+    if shared.embedded.is_none() {
+        anyhow::bail!("@{ISOLATED_TAG} scenarios need the embedded cluster");
+    }
+    let env = Environment::isolated(Default::default(), Default::default()).await?;
+    let mut sc = Scenario::start(Arc::new(env), name).await?;
+    sc.isolated = true;
+    Ok(sc)
+}
+
 /// Feeds already parsed features to cucumber.
 struct Parsed(Vec<gherkin::Feature>);
 
@@ -141,12 +171,13 @@ pub async fn run_once<W: ScenarioWorld>(
         .with_writer(collector)
         .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default())
         .max_concurrent_scenarios(opts.concurrency.max(1))
-        .before(move |_feature, _rule, scenario, world: &mut W| {
-            let env = before_env.clone();
+        .before(move |feature, rule, scenario, world: &mut W| {
+            let shared = before_env.clone();
+            let isolated = tags_of(feature, rule, scenario).any(|t| t == ISOLATED_TAG);
             async move {
-                match Scenario::start(env, &scenario.name).await {
+                match start_scenario(shared, isolated, &scenario.name).await {
                     Ok(sc) => *world.slot() = Some(sc),
-                    Err(err) => tracing::error!(%err, "scenario setup failed"),
+                    Err(err) => tracing::error!("scenario setup failed: {err:#}"),
                 }
             }
             .boxed_local()
@@ -166,7 +197,15 @@ pub async fn run_once<W: ScenarioWorld>(
                     if !(failed && keep_on_failure) {
                         sc.cleanup().await;
                     }
-                    let timeline = sc.recorder.stop().await;
+                    let Scenario { recorder, env, isolated, .. } = sc;
+                    let timeline = recorder.stop().await;
+                    if isolated {
+                        // The scenario's own cluster goes with it.
+                        match Arc::try_unwrap(env) {
+                            Ok(env) => env.shutdown().await,
+                            Err(env) => env.stop().await,
+                        }
+                    }
                     if let Ok(mut shelf) = shelf.lock() {
                         shelf.insert(
                             k,

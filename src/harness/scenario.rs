@@ -67,6 +67,10 @@ pub struct Scenario {
     pub remembered: BTreeMap<String, String>,
     /// The newest resourceVersion of each object this scenario wrote.
     pub written: BTreeMap<(Kind, String), u64>,
+    /// Whether the environment is the scenario's own (`@isolated`).
+    pub isolated: bool,
+    /// The apiserver's gates as the scenario set them (own environment only).
+    pub apiserver_gates: crate::sim::admission::ApiGates,
 }
 
 /// The first of the scenario's own writes the timeline has not seen yet.
@@ -143,6 +147,8 @@ impl Scenario {
             last_violation: None,
             remembered: BTreeMap::new(),
             written: BTreeMap::new(),
+            isolated: false,
+            apiserver_gates: Default::default(),
         })
     }
 

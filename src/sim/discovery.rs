@@ -111,6 +111,7 @@ pub fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option
         }
         resources.push(e);
         if r.binding {
+            resources.push(json!({"name": format!("{}/log", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Pod", "verbs": ["get"]}));
             resources.push(json!({"name": format!("{}/binding", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Binding", "verbs": ["create"]}));
         }
         if r.plural == "namespaces" && r.group.is_empty() {

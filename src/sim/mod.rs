@@ -33,9 +33,11 @@
 //!   discovery is the legacy (unaggregated) form;
 //! - Tables for `kubectl get` cover the built-in types listed in
 //!   `api/table.rs`, other types print NAME and AGE;
-//! - no `pods/log`, `exec`, `attach`, `portforward`, `eviction`,
-//!   `ephemeralcontainers` subresources; no ServiceAccount/root-CA objects
-//!   are created per namespace; Endpoints/EndpointSlices are not served;
+//! - `pods/log` serves an empty log once a container has started (the
+//!   simulated containers print nothing); no `exec`, `attach`,
+//!   `portforward`, `eviction`, `ephemeralcontainers`; no
+//!   ServiceAccount/root-CA objects are created per namespace;
+//!   Endpoints/EndpointSlices are not served;
 //! - the garbage collector and namespace controller run in-process and act
 //!   immediately on every change (upstream's run with informer delays).
 

@@ -36,6 +36,21 @@ pub struct ResourceInfo {
     pub generation: bool,
     /// Built-in (list items are served without apiVersion/kind, as upstream).
     pub builtin: bool,
+    /// A custom resource's `additionalPrinterColumns` for `kubectl get`.
+    pub printer_columns: Vec<PrinterColumn>,
+}
+
+/// One `additionalPrinterColumns` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrinterColumn {
+    /// Column header.
+    pub name: String,
+    /// `string`, `integer`, `number`, `boolean` or `date`.
+    pub type_: String,
+    /// Simple JSONPath (`.spec.replicas`, `.status.conditions[0].type`).
+    pub json_path: String,
+    /// 0 = default output, >0 = wide only.
+    pub priority: i64,
 }
 
 impl ResourceInfo {
@@ -248,6 +263,7 @@ fn builtin_info(b: &Builtin) -> ResourceInfo {
         binding: b.plural == "pods",
         generation: b.generation,
         builtin: true,
+        printer_columns: Vec::new(),
     }
 }
 
@@ -325,6 +341,19 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
             binding: false,
             generation: true,
             builtin: false,
+            printer_columns: v["additionalPrinterColumns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| {
+                    Some(PrinterColumn {
+                        name: c["name"].as_str()?.to_string(),
+                        type_: c["type"].as_str().unwrap_or("string").to_string(),
+                        json_path: c["jsonPath"].as_str()?.to_string(),
+                        priority: c["priority"].as_i64().unwrap_or(0),
+                    })
+                })
+                .collect(),
         });
     }
     out

@@ -163,12 +163,15 @@ impl ApiError {
         )
     }
 
-    /// 415 for a body type the endpoint cannot decode.
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// 415 for a body type the endpoint cannot decode; `accepted` as upstream lists them.
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
         ApiError::new(
             415,
             "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {content_type:?})"),
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
         )
     }
 

@@ -1,9 +1,11 @@
 //! The HTTP front end: authentication, the fault hook, routing, body decoding.
 
+mod logs;
 mod path;
 mod read;
 mod sub;
 mod table;
+mod table_custom;
 mod table_pod;
 mod watch;
 mod write;
@@ -260,7 +262,7 @@ async fn resource(
         let ok = match sub.as_str() {
             "status" => info.status,
             "scale" => info.scale.is_some(),
-            "binding" => info.binding,
+            "binding" | "log" => info.binding,
             "finalize" => info.plural == "namespaces" && info.group.is_empty(),
             _ => false,
         };
@@ -379,7 +381,13 @@ pub fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError
             .map_err(|e| {
                 ApiError::bad_request(format!("couldn't get version/kind; yaml parse error: {e}"))
             })?,
-        other => return Err(ApiError::unsupported_media_type(other)),
+        _ => {
+            return Err(ApiError::unsupported_media_type(&[
+                "application/json",
+                "application/yaml",
+                "application/vnd.kubernetes.protobuf",
+            ]))
+        }
     };
     if !v.is_object() {
         return Err(ApiError::bad_request(

@@ -65,6 +65,7 @@ pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
         .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, req.name))?;
     let out = match req.sub {
         "scale" => sub::scale_of(info, &obj),
+        "log" => return super::logs::get(req, &obj),
         "" | "status" if req.table().is_some() => {
             let include = req.table().unwrap_or_default();
             let rv = obj["metadata"]["resourceVersion"].clone();

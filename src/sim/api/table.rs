@@ -5,6 +5,7 @@ use http::HeaderMap;
 use serde_json::{json, Value};
 
 use super::super::resources::ResourceInfo;
+use super::table_custom::custom_table;
 use super::table_pod::pod_cells;
 
 /// Whether the client asked for a Table (`Accept: application/json;as=Table;...`).
@@ -300,7 +301,7 @@ fn layout(
     }
 }
 
-fn row_object(info: &ResourceInfo, o: &Value, include: &str) -> Value {
+pub(super) fn row_object(info: &ResourceInfo, o: &Value, include: &str) -> Value {
     match include {
         "None" => Value::Null,
         "Object" => {
@@ -319,6 +320,9 @@ fn row_object(info: &ResourceInfo, o: &Value, include: &str) -> Value {
 
 /// A Table of `objects`; `list_meta` becomes the table's metadata.
 pub fn table(info: &ResourceInfo, objects: &[Value], list_meta: Value, include: &str) -> Value {
+    if !info.printer_columns.is_empty() {
+        return custom_table(info, objects, list_meta, include);
+    }
     let now = jiff::Timestamp::now();
     let empty = json!({"metadata": {}});
     let (cols, _) = layout(info, objects.first().unwrap_or(&empty), now);

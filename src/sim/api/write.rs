@@ -9,7 +9,7 @@ use super::super::delete::{delete_in, DeleteOpts, DeleteOutcome, Propagation};
 use super::super::fields::{self, FieldValidation};
 use super::super::objects::{create_in, update_in, Target};
 use super::super::patch::{self, PatchType};
-use super::super::status::{success_status, ApiError};
+use super::super::status::{success_status, ApiError, Cause};
 use super::read::{output, Selectors};
 use super::{decode_object, json_response, sub, Req};
 
@@ -76,7 +76,7 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     match req.sub {
         "scale" => return sub::update_scale(req, &obj),
         "finalize" => return sub::finalize(req, &obj),
-        "binding" => return Err(ApiError::method_not_allowed()),
+        "binding" | "log" => return Err(ApiError::method_not_allowed()),
         _ => {}
     }
     let warnings = check_fields(req, &obj)?;
@@ -110,6 +110,20 @@ fn parse_patch(pt: PatchType, body: &[u8]) -> Result<Value, ApiError> {
     Ok(v)
 }
 
+/// 415 for a patch type the resource does not support (custom resources
+/// take no strategic merge patches).
+fn unsupported_patch(builtin: bool) -> ApiError {
+    let mut accepted = vec![
+        "application/json-patch+json",
+        "application/merge-patch+json",
+    ];
+    if builtin {
+        accepted.push("application/strategic-merge-patch+json");
+    }
+    accepted.push("application/apply-patch+yaml");
+    ApiError::unsupported_media_type(&accepted)
+}
+
 /// Applies a patch of type `pt` to `current` (the object as stored).
 pub fn apply_patch(
     pt: PatchType,
@@ -124,7 +138,9 @@ pub fn apply_patch(
         }),
         PatchType::Merge => {
             if !patch_doc.is_object() {
-                return Err(ApiError::bad_request("json: cannot unmarshal into Go value of type map[string]interface {}"));
+                return Err(ApiError::bad_request(
+                    "json: cannot unmarshal into Go value of type map[string]interface {}",
+                ));
             }
             Ok(patch::apply_merge_patch(current, patch_doc))
         }
@@ -137,36 +153,32 @@ pub fn apply_patch(
             }
             Ok(patch::apply_merge_patch(current, patch_doc))
         }
-        PatchType::Strategic => Err(ApiError::new(
-            415,
-            "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
-        )),
+        PatchType::Strategic => Err(unsupported_patch(false)),
     }
 }
 
 /// `PATCH` an object or a subresource.
 pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let ct = req.content_type();
-    let pt = PatchType::from_content_type(&ct).ok_or_else(|| {
-        ApiError::new(
-            415,
-            "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {ct:?})"),
-        )
-    })?;
-    if pt == PatchType::Strategic && !req.info.builtin {
-        return Err(apply_patch(pt, false, &json!({}), &json!({})).unwrap_err());
-    }
+    let pt = PatchType::from_content_type(&ct)
+        .filter(|pt| *pt != PatchType::Strategic || req.info.builtin)
+        .ok_or_else(|| unsupported_patch(req.info.builtin))?;
     let doc = parse_patch(pt, &body)?;
     if pt == PatchType::Apply && req.params.get("fieldManager").is_none_or(|m| m.is_empty()) {
-        return Err(ApiError::bad_request(
-            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+        return Err(ApiError::invalid(
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            vec![Cause {
+                reason: "FieldValueRequired".into(),
+                message: "Required value: is required for apply patch".into(),
+                field: "fieldManager".into(),
+            }],
         ));
     }
     match req.sub {
         "scale" => return sub::patch_scale(req, pt, &doc),
-        "binding" | "finalize" => return Err(ApiError::method_not_allowed()),
+        "binding" | "finalize" | "log" => return Err(ApiError::method_not_allowed()),
         _ => {}
     }
     let warnings = if pt == PatchType::Json {

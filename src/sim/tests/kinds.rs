@@ -285,3 +285,57 @@ async fn dry_run_writes_nothing() {
     );
     c.shutdown().await;
 }
+
+#[tokio::test]
+async fn pod_logs_are_empty_once_started_and_errors_match_upstream() {
+    let c = cluster().await;
+    let pods = "/api/v1/namespaces/default/pods";
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l"}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
+    raw(
+        &c,
+        "POST",
+        pods,
+        Some("application/json"),
+        p.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    let r = raw(&c, "GET", &format!("{pods}/l/log"), None, b"", true).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json()["message"],
+        "container \"c\" in pod \"l\" is waiting to start: ContainerCreating"
+    );
+    let st = json!({"status": {"containerStatuses": [{"name": "c", "ready": true, "restartCount": 0, "image": "busybox:1.36", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}});
+    raw(
+        &c,
+        "PATCH",
+        &format!("{pods}/l/status"),
+        Some("application/merge-patch+json"),
+        st.to_string().as_bytes(),
+        true,
+    )
+    .await;
+    let r = raw(
+        &c,
+        "GET",
+        &format!("{pods}/l/log?container=c"),
+        None,
+        b"",
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.is_empty());
+    let r = raw(
+        &c,
+        "PUT",
+        &format!("{pods}/l/log"),
+        Some("application/json"),
+        b"{}",
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 405);
+    c.shutdown().await;
+}

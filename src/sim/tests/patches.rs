@@ -133,7 +133,7 @@ async fn server_side_apply_creates_then_merges() {
         ),
         (Some("1"), Some("2"))
     );
-    // apply without fieldManager is a 400
+    // apply without fieldManager is a 422 on PatchOptions
     let r = raw(
         &c,
         "PATCH",
@@ -143,7 +143,11 @@ async fn server_side_apply_creates_then_merges() {
         true,
     )
     .await;
-    assert_eq!(r.status, 400);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json()["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
+    );
     let r = raw(
         &c,
         "PATCH",

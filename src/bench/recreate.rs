@@ -1,0 +1,212 @@
+//! Controller: the API writes the bundled controller makes for one Recreate
+//! rollout of N pods, against the floor any controller needs.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::wait::await_condition;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::measure::duration;
+use super::report::{Row, Section};
+use super::support::{client_as, create_namespace, BENCH_AGENT, IMAGE};
+use super::writes::WriteCounts;
+use super::Mode;
+use crate::controller::{self, ControllerOptions};
+use crate::sim::{ClusterConfig, EmbeddedCluster};
+
+/// The user agent of the controller's client in this benchmark.
+pub const CONTROLLER_AGENT: &str = "kepspec-bench-controller";
+
+/// The image the rollout changes to.
+const NEXT_IMAGE: &str = "registry.k8s.io/pause:3.9";
+
+/// How long a rollout may take before the benchmark gives up.
+const ROLLOUT_DEADLINE: Duration = Duration::from_secs(120);
+
+/// Time after the rollout for late writes (status, events) to land in the log.
+const SETTLE: Duration = Duration::from_millis(500);
+
+const NAMESPACE: &str = "bench-recreate";
+
+/// Writes per Recreate rollout of N = 3, 10, 30 pods (N = 3 in quick mode).
+pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
+    let mut s = Section::new("recreate", "Controller API writes per Recreate rollout");
+    for n in mode.pick(vec![3], vec![3, 10, 30]) {
+        let r = rollout(n).await?;
+        let floor = 2 * n as usize + 2;
+        s.row(Row::goal(
+            "pod writes (deletes + creates)",
+            n,
+            format!("{} + {}", r.writes.pod_deletes, r.writes.pod_creates),
+            format!("= {n} + {n}"),
+            r.writes.pod_deletes == n as usize && r.writes.pod_creates == n as usize,
+        ))
+        .row(Row::info(
+            "all controller writes / floor",
+            n,
+            format!(
+                "{} / {floor} ({:.2}×)",
+                r.writes.total,
+                r.writes.total as f64 / floor as f64
+            ),
+        ))
+        .row(Row::info(
+            "controller writes by kind",
+            n,
+            r.writes.breakdown(),
+        ))
+        .row(Row::info(
+            "create to ready / template change to rolled out",
+            n,
+            format!("{} / {}", duration(r.ready), duration(r.rollout)),
+        ));
+    }
+    s.note(format!(
+        "Each N runs on a fresh embedded cluster (node simulator on) with the bundled \
+         controller in-process (`ControllerOptions::default()`), its kube client sending \
+         `User-Agent: {CONTROLLER_AGENT}`; the benchmark's own requests say `{BENCH_AGENT}` and \
+         the node simulator's say nothing, so the request log (`faults().requests()`) \
+         attributes every request. Counted: the controller's create/update/patch/delete \
+         requests from the template change until the set reports the rollout complete \
+         (status: updated = ready = current = N, currentRevision = updateRevision) plus \
+         {} for late writes.",
+        duration(SETTLE)
+    ));
+    s.note(
+        "Floor = N pod deletes + N pod creates + 1 ControllerRevision + 1 status write: \
+         what any controller must write for a Recreate rollout. Status writes beyond one \
+         and events are the price of reporting progress (readyReplicas, conditions) \
+         as it happens, as upstream does.",
+    );
+    Ok(s)
+}
+
+/// What one rollout cost.
+struct Rollout {
+    writes: WriteCounts,
+    ready: Duration,
+    rollout: Duration,
+}
+
+async fn rollout(replicas: i32) -> anyhow::Result<Rollout> {
+    eprintln!("bench:   recreate N={replicas}");
+    let cluster = EmbeddedCluster::start(ClusterConfig::default()).await?;
+    let client = client_as(&cluster, BENCH_AGENT)?;
+    let cancel = CancellationToken::new();
+    let controller = tokio::spawn(controller::run(
+        client_as(&cluster, CONTROLLER_AGENT)?,
+        ControllerOptions::default(),
+        cancel.clone(),
+    ));
+    let result = measure(&cluster, &client, replicas).await;
+    cancel.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(5), controller).await;
+    cluster.shutdown().await;
+    result
+}
+
+async fn measure(
+    cluster: &EmbeddedCluster,
+    client: &kube::Client,
+    replicas: i32,
+) -> anyhow::Result<Rollout> {
+    create_namespace(client, NAMESPACE).await?;
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), NAMESPACE);
+    let t0 = Instant::now();
+    sets.create(&PostParams::default(), &recreate_set(replicas)?)
+        .await?;
+    wait_rolled_out(&sets, replicas).await?;
+    let ready = t0.elapsed();
+
+    let faults = cluster.faults();
+    let mark = faults.requests().last().map_or(0, |r| r.seq);
+    let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": NEXT_IMAGE}]}}}});
+    let t1 = Instant::now();
+    sets.patch("web", &PatchParams::default(), &Patch::Strategic(patch))
+        .await?;
+    wait_rolled_out(&sets, replicas).await?;
+    let rollout = t1.elapsed();
+    tokio::time::sleep(SETTLE).await;
+
+    let log = faults.requests();
+    if log.first().is_some_and(|r| r.seq > mark + 1) {
+        anyhow::bail!("the request log overflowed; raise ClusterConfig::request_log");
+    }
+    Ok(Rollout {
+        writes: WriteCounts::of(&log, CONTROLLER_AGENT, mark),
+        ready,
+        rollout,
+    })
+}
+
+/// A Recreate set `web` of `replicas` pause pods.
+fn recreate_set(replicas: i32) -> anyhow::Result<StatefulSet> {
+    Ok(serde_json::from_value(json!({
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "serviceName": "web",
+            "selector": {"matchLabels": {"app": "web"}},
+            "updateStrategy": {"type": "Recreate"},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": IMAGE}]}
+            }
+        }
+    }))?)
+}
+
+async fn wait_rolled_out(sets: &Api<StatefulSet>, replicas: i32) -> anyhow::Result<()> {
+    let done = await_condition(sets.clone(), "web", move |s: Option<&StatefulSet>| {
+        rolled_out(s, replicas)
+    });
+    tokio::time::timeout(ROLLOUT_DEADLINE, done)
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "set web did not roll out within {}",
+                duration(ROLLOUT_DEADLINE)
+            )
+        })??;
+    Ok(())
+}
+
+/// The set's status reports a finished rollout of `replicas` ready pods.
+fn rolled_out(set: Option<&StatefulSet>, replicas: i32) -> bool {
+    let Some(set) = set else { return false };
+    let Some(st) = &set.status else { return false };
+    st.observed_generation.is_some()
+        && st.observed_generation >= set.metadata.generation
+        && st.replicas == replicas
+        && st.ready_replicas == Some(replicas)
+        && st.updated_replicas == Some(replicas)
+        && st.current_revision.is_some()
+        && st.current_revision == st.update_revision
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(generation: i64, status: serde_json::Value) -> StatefulSet {
+        let mut s = recreate_set(3).unwrap();
+        s.metadata.generation = Some(generation);
+        s.status = serde_json::from_value(status).unwrap();
+        s
+    }
+
+    #[test]
+    fn rolled_out_needs_a_current_complete_status() {
+        let done = json!({"observedGeneration": 2, "replicas": 3, "readyReplicas": 3,
+            "updatedReplicas": 3, "currentRevision": "web-b", "updateRevision": "web-b"});
+        assert!(rolled_out(Some(&set(2, done.clone())), 3));
+        assert!(!rolled_out(Some(&set(3, done.clone())), 3));
+        let mut midway = done;
+        midway["currentRevision"] = json!("web-a");
+        assert!(!rolled_out(Some(&set(2, midway)), 3));
+        assert!(!rolled_out(None, 3));
+    }
+}

@@ -1,0 +1,194 @@
+//! Deliberate controller defects, each breaking one clause of the spec, so a
+//! test can show that every scenario is able to fail. Compiled only with the
+//! `defects` cargo feature; a release build has no way to switch one on.
+//!
+//! A defect distorts what the controller *sees* (before [`plan`]) or what it
+//! *does* (after), never the decision core itself, which stays exactly the
+//! code that runs in production. The defect is chosen with the environment
+//! variable `KEPSPEC_DEFECT`.
+//!
+//! [`plan`]: super::plan::plan
+
+use std::str::FromStr;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::plan::{Action, ControllerGates, DeleteReason, Plan, RECREATE_STARTED};
+use super::pods;
+
+/// The environment variable that selects a defect.
+pub const VARIABLE: &str = "KEPSPEC_DEFECT";
+
+/// One deliberate defect and the clause it breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defect {
+    /// KEP-3541 Phase 2: creates new pods while old ones are still terminating.
+    CreateBeforeGone,
+    /// KEP-3541 Phase 1: leaves old pods with ordinals >= replicas alone.
+    SkipOrphans,
+    /// KEP-3541 Phase 1: deletes old pods one at a time, each after the
+    /// previous one is gone, instead of all at once.
+    OneAtATimeRecreate,
+    /// KEP-3541 "Clear Events": no RecreateStarted event.
+    NoRecreateStartedEvent,
+    /// KEP-3541 "Status Conditions": no Progressing condition.
+    NoProgressingCondition,
+    /// KEP-3541 PVC Preservation: deletes the claims of the pods it deletes.
+    DeleteClaims,
+    /// KEP-961: one more pod than maxUnavailable allows.
+    BudgetOffByOne,
+    /// KEP-961 / minReadySeconds: counts a pod available as soon as it is ready.
+    IgnoreMinReadySeconds,
+    /// Partitioned rolling updates: updates pods below the partition.
+    IgnorePartition,
+    /// OrderedReady: creates and deletes without waiting for predecessors.
+    NoPredecessorWait,
+    /// KEP-3541 skew: acts on Recreate although its gate is off.
+    IgnoreRecreateGate,
+    /// KEP-961 skew: uses maxUnavailable although its gate is off.
+    IgnoreMaxUnavailableGate,
+    /// Rolling updates: treats RollingUpdate as Recreate.
+    RollingUpdateAsRecreate,
+    /// Failed pods: never replaced.
+    KeepFailedPods,
+}
+
+impl Defect {
+    /// Every defect, with its name.
+    pub const ALL: [(&'static str, Defect); 14] = [
+        ("create-before-gone", Defect::CreateBeforeGone),
+        ("skip-orphans", Defect::SkipOrphans),
+        ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
+        ("no-recreate-started-event", Defect::NoRecreateStartedEvent),
+        ("no-progressing-condition", Defect::NoProgressingCondition),
+        ("delete-claims", Defect::DeleteClaims),
+        ("budget-off-by-one", Defect::BudgetOffByOne),
+        ("ignore-min-ready-seconds", Defect::IgnoreMinReadySeconds),
+        ("ignore-partition", Defect::IgnorePartition),
+        ("no-predecessor-wait", Defect::NoPredecessorWait),
+        ("ignore-recreate-gate", Defect::IgnoreRecreateGate),
+        ("ignore-max-unavailable-gate", Defect::IgnoreMaxUnavailableGate),
+        ("rolling-update-as-recreate", Defect::RollingUpdateAsRecreate),
+        ("keep-failed-pods", Defect::KeepFailedPods),
+    ];
+
+    /// The defect selected by `KEPSPEC_DEFECT`, if any.
+    pub fn active() -> Option<Defect> {
+        std::env::var(VARIABLE).ok().and_then(|v| v.parse().ok())
+    }
+}
+
+impl FromStr for Defect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Defect::ALL.iter().find(|(n, _)| *n == s).map(|(_, d)| *d).ok_or_else(|| format!("unknown defect {s:?}"))
+    }
+}
+
+fn is_recreate(set: &StatefulSet) -> bool {
+    set.spec.update_strategy.as_ref().and_then(|u| u.type_.as_deref()) == Some("Recreate")
+}
+
+/// Distorts what the controller sees.
+pub fn distort_input(defect: Defect, set: &mut StatefulSet, pods_seen: &mut Vec<Pod>, gates: &mut ControllerGates) {
+    let update_revision = set.status.as_ref().and_then(|s| s.update_revision.clone()).unwrap_or_default();
+    let end = pods::start_ordinal(set) + pods::spec_replicas(set);
+    let recreate = is_recreate(set);
+    let spec = &mut set.spec;
+    match defect {
+        Defect::CreateBeforeGone => {
+            // Terminating pods of another revision look gone.
+            pods_seen.retain(|p| !(pods::is_terminating(p) && pods::pod_revision(p) != update_revision));
+        }
+        Defect::SkipOrphans => {
+            if recreate {
+                pods_seen.retain(|p| pods::ordinal(p).is_none_or(|o| o < end));
+            }
+        }
+        Defect::BudgetOffByOne => {
+            if let Some(IntOrString::Int(n)) =
+                spec.update_strategy.as_mut().and_then(|u| u.rolling_update.as_mut()).and_then(|r| r.max_unavailable.as_mut())
+            {
+                *n += 1i32;
+            }
+        }
+        Defect::IgnoreMinReadySeconds => spec.min_ready_seconds = Some(0),
+        Defect::IgnorePartition => {
+            if let Some(r) = spec.update_strategy.as_mut().and_then(|u| u.rolling_update.as_mut()) {
+                r.partition = Some(0);
+            }
+        }
+        Defect::NoPredecessorWait => spec.pod_management_policy = Some("Parallel".into()),
+        Defect::IgnoreRecreateGate => gates.statefulset_recreate_strategy = true,
+        Defect::IgnoreMaxUnavailableGate => gates.max_unavailable_statefulset = true,
+        Defect::RollingUpdateAsRecreate => {
+            if let Some(u) = spec.update_strategy.as_mut() {
+                if u.type_.as_deref().unwrap_or("RollingUpdate") == "RollingUpdate" {
+                    u.type_ = Some("Recreate".into());
+                    u.rolling_update = None;
+                }
+            }
+        }
+        Defect::OneAtATimeRecreate
+        | Defect::NoRecreateStartedEvent
+        | Defect::NoProgressingCondition
+        | Defect::DeleteClaims
+        | Defect::KeepFailedPods => {}
+    }
+}
+
+/// Distorts what the controller does.
+pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
+    match defect {
+        Defect::OneAtATimeRecreate => {
+            let mut allowed = !pods_seen.iter().any(pods::is_terminating);
+            plan.actions.retain(|a| match a {
+                Action::DeletePod { reason: DeleteReason::Recreate, .. } => std::mem::replace(&mut allowed, false),
+                _ => true,
+            });
+        }
+        Defect::NoRecreateStartedEvent => {
+            plan.actions.retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
+        }
+        Defect::NoProgressingCondition => plan.status.conditions = None,
+        Defect::KeepFailedPods => {
+            plan.actions.retain(|a| !matches!(a, Action::DeletePod { reason: DeleteReason::Failed, .. }));
+        }
+        _ => {}
+    }
+}
+
+/// The claims to delete along with the pods a plan deletes
+/// ([`Defect::DeleteClaims`]): `<template>-<pod>`.
+pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<String> {
+    if defect != Defect::DeleteClaims {
+        return Vec::new();
+    }
+    let deleted: Vec<&str> = plan
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::DeletePod { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    claims.iter().filter(|c| deleted.iter().any(|p| c.ends_with(&format!("-{p}")))).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_defect_has_a_unique_name_that_parses() {
+        for (name, defect) in Defect::ALL {
+            assert_eq!(name.parse::<Defect>(), Ok(defect));
+        }
+        let mut names: Vec<&str> = Defect::ALL.iter().map(|(n, _)| *n).collect();
+        names.dedup();
+        assert_eq!(names.len(), Defect::ALL.len());
+        assert!("no-such-defect".parse::<Defect>().is_err());
+    }
+}

@@ -1,0 +1,42 @@
+//! The implementation under test, described as a *target profile*: which
+//! resource it serves, how to install it on a real cluster and wait for it,
+//! which scenarios it claims, and how its words differ from the spec's.
+//!
+//! Every target is a profile: [`Profile::bundled`] and [`Profile::upstream`]
+//! are built in, vendors write YAML files (see `clusters/targets/`) that
+//! [`Profile::load`] reads and checks before any cluster is touched.
+//!
+//! Alongside the profile, three pure pieces a run needs on real clusters:
+//! - [`gating`]: which scenarios a cluster's Kubernetes version and feature
+//!   gates can run at all ([`skip_reason`]);
+//! - [`shard`]: a stable split of the scenarios over N CI jobs ([`Shard`]);
+//! - [`fields`]: moving fields between the spec's apps/v1 shape and a
+//!   vendor's ([`FieldMap`]).
+//!
+//! [`standin`] installs a profile's CRDs so the bundled controller can stand
+//! in for a vendor's on the embedded cluster.
+
+mod builtin;
+mod check;
+pub mod error;
+pub mod fields;
+pub mod gating;
+mod install;
+pub mod profile;
+pub mod shard;
+pub mod standin;
+
+#[cfg(test)]
+mod ci_tests;
+#[cfg(test)]
+mod gating_tests;
+#[cfg(test)]
+mod profile_tests;
+#[cfg(test)]
+mod tests;
+
+pub use error::ProfileError;
+pub use fields::FieldMap;
+pub use gating::{skip_reason, ClusterFacts, FeatureGates, Version};
+pub use profile::{Exclusion, Profile, ReadyCheck, ResourceRef};
+pub use shard::{shard, Shard};

@@ -1,0 +1,65 @@
+//! `cargo test --features defects --test discrimination`: proves the spec
+//! can fail. For every deliberate controller defect, the whole spec runs
+//! against the defective controller and at least one scenario must fail;
+//! against the correct controller every scenario must pass.
+
+use std::process::{Command, ExitCode};
+
+use kepspec::controller::defects::{Defect, VARIABLE};
+
+/// Runs the spec with a defect (or none); returns the exit code and the
+/// failed scenarios' lines.
+fn run_spec(defect: Option<&str>) -> (Option<i32>, Vec<String>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
+    cmd.args(["run", "--concurrency", "8"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+    match defect {
+        Some(d) => cmd.env(VARIABLE, d),
+        None => cmd.env_remove(VARIABLE),
+    };
+    match cmd.output() {
+        Ok(out) => {
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let failed = stdout.lines().filter(|l| l.starts_with("FAIL")).map(|l| l.trim_start_matches("FAIL ").to_string()).collect();
+            (out.status.code(), failed)
+        }
+        Err(err) => {
+            eprintln!("cannot run kepspec: {err}");
+            (None, Vec::new())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let mut passed = 0;
+    let mut failed = 0;
+    let (code, failures) = run_spec(None);
+    if code == Some(0) {
+        println!("ok   the correct controller passes every scenario");
+        passed += 1;
+    } else {
+        println!("FAIL the correct controller fails {} scenario(s) (exit {code:?}):", failures.len());
+        for f in &failures {
+            println!("       {f}");
+        }
+        failed += 1;
+    }
+    for (name, _) in Defect::ALL {
+        let (code, failures) = run_spec(Some(name));
+        if code == Some(1) && !failures.is_empty() {
+            println!("ok   {name}: caught by {} scenario(s)", failures.len());
+            for f in failures.iter().take(3) {
+                println!("       {f}");
+            }
+            passed += 1;
+        } else {
+            println!("FAIL {name}: no scenario failed (exit {code:?})");
+            failed += 1;
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
