@@ -1,4 +1,4 @@
-@kep-961 @skew @isolated
+@kep-961 @skew @isolated @embedded-only
 Feature: maxUnavailable when a component has the gate off
   KEP-961, "Version Skew Strategy" and "Upgrade / Downgrade Strategy": with
   MaxUnavailableStatefulSet off in the controller, "maxUnavailable" is

@@ -1,4 +1,4 @@
-@kep-3541 @skew @isolated
+@kep-3541 @skew @isolated @embedded-only
 Feature: Recreate when the apiserver and the controller disagree about the gate
   KEP-3541, "Upgrade / Downgrade Strategy" and "Version Skew Strategy": the
   gate StatefulSetRecreateStrategy must be on in kube-apiserver and in

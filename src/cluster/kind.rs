@@ -70,6 +70,12 @@ pub struct KindPlan {
     pub image: String,
     /// Where the kubeconfig of the cluster is written.
     pub kubeconfig: PathBuf,
+    /// A kind config to use instead of the target's (e.g. one filtered for
+    /// the node image's Kubernetes version).
+    pub config_override: Option<PathBuf>,
+    /// Commands that install the implementation under test once the cluster
+    /// is up (a vendor profile's `install` and `ready`).
+    pub install: Vec<Command>,
 }
 
 impl KindPlan {
@@ -84,11 +90,16 @@ impl KindPlan {
             root: root.to_path_buf(),
             image: "kepspec/controller:dev".into(),
             kubeconfig: kubeconfig.to_path_buf(),
+            config_override: None,
+            install: Vec::new(),
         }
     }
 
     /// The kind config for the target.
     pub fn config(&self) -> PathBuf {
+        if let Some(path) = &self.config_override {
+            return path.clone();
+        }
         let file = match self.target {
             KindTarget::Bundled => "bundled.yaml",
             KindTarget::Upstream => "upstream.yaml",
@@ -189,6 +200,7 @@ impl KindPlan {
                 "wait for the controller to be ready",
             ));
         }
+        out.extend(self.install.iter().cloned());
         out
     }
 

@@ -194,6 +194,7 @@ pub async fn condition_seen(
     reason: &str,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
+    let reason = &sc.env.profile.reason(reason);
     let spec = ConditionSpec {
         type_,
         status,
@@ -220,6 +221,7 @@ pub async fn event_recorded(
     times: Option<usize>,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
+    let reason = &sc.env.profile.reason(reason);
     let spec = EventSpec {
         reason,
         involved: Some(set),

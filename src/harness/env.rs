@@ -20,6 +20,7 @@ use crate::controller::leader::{self, Election, LeaseTimings};
 use crate::controller::{self, ControllerGates, ControllerOptions};
 use crate::sim::admission::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
+use crate::target::{standin, Profile};
 
 /// The user agent prefix of the bundled controller's requests, by which
 /// fault rules and request counts tell them from the harness's own.
@@ -43,6 +44,10 @@ pub struct EnvironmentOptions {
     pub controller_gates: ControllerGates,
     /// Where the embedded cluster writes its kubeconfig.
     pub write_kubeconfig: Option<PathBuf>,
+    /// The implementation under test.
+    pub profile: Profile,
+    /// The project root (for the profile's CRD files).
+    pub root: PathBuf,
 }
 
 impl Default for EnvironmentOptions {
@@ -54,6 +59,8 @@ impl Default for EnvironmentOptions {
             bundled_controller: true,
             controller_gates: ControllerGates::default(),
             write_kubeconfig: None,
+            profile: Profile::bundled(),
+            root: PathBuf::from("."),
         }
     }
 }
@@ -81,6 +88,8 @@ pub struct Environment {
     pub client: Client,
     /// The embedded cluster, when the environment started one.
     pub embedded: Option<EmbeddedCluster>,
+    /// The implementation under test: the set resource, its words.
+    pub profile: Profile,
     /// The configuration controller clients are made from.
     config: kube::Config,
     replicas: Mutex<BTreeMap<String, Replica>>,
@@ -129,7 +138,23 @@ impl Environment {
             .await
             .map_err(|_| anyhow::anyhow!("cluster unreachable: no answer within 15s"))?
             .map_err(|e| anyhow::anyhow!("cluster unreachable: {e}"))?;
-        let env = Self { client, embedded, config, replicas: Mutex::new(BTreeMap::new()) };
+        if !opts.profile.is_apps_v1() {
+            // A vendor's resource on a cluster of kepspec's own: install its
+            // CRDs so the bundled controller can stand in for the vendor's.
+            if embedded.is_none() {
+                // On a real cluster the profile's install commands did this.
+            } else {
+                let crds = opts.profile.crds(&opts.root)?;
+                standin::install_crds(&client, &crds, &opts.profile.api_resource(), Duration::from_secs(10)).await?;
+            }
+        }
+        let env = Self {
+            client,
+            embedded,
+            profile: opts.profile.clone(),
+            config,
+            replicas: Mutex::new(BTreeMap::new()),
+        };
         if opts.bundled_controller {
             env.start_replica(ReplicaSpec {
                 identity: "controller".into(),
@@ -162,7 +187,11 @@ impl Environment {
         config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_str(&agent)?));
         let client = Client::try_from(config)?;
         let stop = CancellationToken::new();
-        let opts = ControllerOptions { gates: spec.gates.clone(), ..ControllerOptions::default() };
+        let opts = ControllerOptions {
+            gates: spec.gates.clone(),
+            resource: self.profile.api_resource(),
+            ..ControllerOptions::default()
+        };
         let token = stop.clone();
         let task = if spec.leader_election {
             let election = Election {

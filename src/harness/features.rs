@@ -143,6 +143,10 @@ pub struct Selection {
     pub tags: Option<gherkin::tagexpr::TagOperation>,
     /// Scenario name regex.
     pub name: Option<regex::Regex>,
+    /// This job's shard of the scenarios.
+    pub shard: Option<crate::target::Shard>,
+    /// Scenarios (`path:line`) reported as skipped instead of run, with why.
+    pub skipped: std::collections::BTreeMap<String, String>,
 }
 
 impl Selection {
@@ -165,29 +169,31 @@ impl Selection {
                 })
             })
             .transpose()?;
-        Ok(Self { tags, name })
+        Ok(Self { tags, name, shard: None, skipped: Default::default() })
     }
 
-    /// Whether a scenario is selected; tags are inherited from the feature and rule.
-    pub fn accepts(
-        &self,
-        feature: &gherkin::Feature,
-        rule: Option<&gherkin::Rule>,
-        scenario: &gherkin::Scenario,
-    ) -> bool {
+    /// The key of a scenario: `features/x.feature:12`.
+    pub fn key(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> String {
+        let path = feature.path.clone().unwrap_or_default();
+        crate::target::shard::scenario_key(&path, scenario.position.line)
+    }
+
+    /// Whether the tags, name and shard select a scenario (skips aside).
+    pub fn selects(&self, feature: &gherkin::Feature, rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario) -> bool {
         let tags: Vec<&String> = feature
             .tags
             .iter()
             .chain(rule.iter().flat_map(|r| r.tags.iter()))
             .chain(scenario.tags.iter())
             .collect();
-        self.tags
-            .as_ref()
-            .is_none_or(|op| op.eval(tags.iter().map(|t| t.as_str())))
-            && self
-                .name
-                .as_ref()
-                .is_none_or(|re| re.is_match(&scenario.name))
+        self.tags.as_ref().is_none_or(|op| op.eval(tags.iter().map(|t| t.as_str())))
+            && self.name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
+            && self.shard.as_ref().is_none_or(|s| s.contains(&Self::key(feature, scenario)))
+    }
+
+    /// Whether a scenario runs: selected and not skipped.
+    pub fn accepts(&self, feature: &gherkin::Feature, rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario) -> bool {
+        self.selects(feature, rule, scenario) && !self.skipped.contains_key(&Self::key(feature, scenario))
     }
 }
 

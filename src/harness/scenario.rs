@@ -71,6 +71,8 @@ pub struct Scenario {
     pub isolated: bool,
     /// The apiserver's gates as the scenario set them (own environment only).
     pub apiserver_gates: crate::sim::admission::ApiGates,
+    /// Faults the scenario injected, each with the words that asked for it.
+    pub faults: Vec<super::faults::Injected>,
 }
 
 /// The first of the scenario's own writes the timeline has not seen yet.
@@ -133,7 +135,7 @@ impl Scenario {
             .create(&PostParams::default(), &ns)
             .await
             .map_err(|e| RequestError::from_kube(format!("create namespace {namespace}"), e))?;
-        let resource = ApiResource::erase::<k8s_openapi::api::apps::v1::StatefulSet>(&());
+        let resource = env.profile.api_resource();
         let recorder = Recorder::start(client.clone(), &namespace, resource.clone()).await?;
         Ok(Self {
             env,
@@ -149,6 +151,7 @@ impl Scenario {
             written: BTreeMap::new(),
             isolated: false,
             apiserver_gates: Default::default(),
+            faults: Vec::new(),
         })
     }
 
@@ -178,6 +181,7 @@ impl Scenario {
 
     /// Creates a set from a full object (a YAML docstring).
     pub async fn create_set_object(&mut self, name: &str, obj: Value) -> Result<(), RequestError> {
+        let obj = self.env.profile.to_target(obj);
         let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
             what: format!("create {} {name}", self.resource.kind),
             message: e.to_string(),
@@ -195,6 +199,7 @@ impl Scenario {
     /// Applies a JSON merge patch to a set (what `kubectl patch --type merge` does).
     pub async fn patch_set(&mut self, name: &str, patch: Value) -> Result<(), RequestError> {
         self.note_change();
+        let patch = self.env.profile.to_target(patch);
         self.sets_api()
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
@@ -345,16 +350,31 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("fail pod {pod}"), e))
     }
 
-    async fn strategic_patch_set(
-        &mut self,
-        name: &str,
-        patch: Value,
-        what: &str,
-    ) -> Result<(), RequestError> {
+    async fn strategic_patch_set(&mut self, name: &str, patch: Value, what: &str) -> Result<(), RequestError> {
         self.note_change();
-        self.sets_api()
-            .patch(name, &PatchParams::default(), &Patch::Strategic(&patch))
-            .await
+        let patch = self.env.profile.to_target(patch);
+        let api = self.sets_api();
+        let result = if self.env.profile.is_apps_v1() {
+            api.patch(name, &PatchParams::default(), &Patch::Strategic(&patch)).await
+        } else {
+            // Custom resources take no strategic merge patches: merge the
+            // same way here (the vendor kind has the apps/v1 shape) and
+            // replace, guarded by the resourceVersion just read.
+            match api.get(name).await {
+                Ok(current) => {
+                    let doc = serde_json::to_value(&current).unwrap_or(Value::Null);
+                    match crate::sim::patch::apply_strategic_merge_patch(&doc, &patch) {
+                        Ok(merged) => match serde_json::from_value::<DynamicObject>(merged) {
+                            Ok(obj) => api.replace(name, &PostParams::default(), &obj).await,
+                            Err(e) => return Err(RequestError { what: what.to_string(), message: e.to_string(), code: None }),
+                        },
+                        Err(e) => return Err(RequestError { what: what.to_string(), message: e, code: None }),
+                    }
+                }
+                Err(e) => Err(e),
+            }
+        };
+        result
             .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
             .map_err(|e| RequestError::from_kube(what.to_string(), e))
     }

@@ -217,7 +217,8 @@ pub async fn condition(
         set.to_string(),
         type_.to_string(),
         status.to_string(),
-        reason.map(str::to_string),
+        // The target's own word for the spec's reason.
+        reason.map(|r| sc.env.profile.reason(r)),
     );
     wait(sc, timeout, clauses::progressing_condition(), move |t| {
         let spec = ConditionSpec {
