@@ -249,6 +249,7 @@ async fn run_selected<W: ScenarioWorld>(
         fail_fast: args.fail_fast,
         keep_on_failure: args.keep_on_failure,
         progress: true,
+        artifacts: args.report.clone(),
     };
     let mut total = model::Run {
         target: target_name(args),

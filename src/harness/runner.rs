@@ -72,6 +72,8 @@ pub struct RunOptions {
     pub keep_on_failure: bool,
     /// Print one line per scenario as it finishes.
     pub progress: bool,
+    /// Where failed scenarios leave their objects (the report directory).
+    pub artifacts: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -81,6 +83,7 @@ impl Default for RunOptions {
             fail_fast: false,
             keep_on_failure: false,
             progress: true,
+            artifacts: None,
         }
     }
 }
@@ -166,6 +169,7 @@ pub async fn run_once<W: ScenarioWorld>(
     let before_env = env.clone();
     let after_shelf = shelf.clone();
     let keep_on_failure = opts.keep_on_failure;
+    let artifacts_dir = opts.artifacts.clone();
     let runner = W::cucumber::<PathBuf>()
         .with_parser(Parsed(features))
         .with_writer(collector)
@@ -185,6 +189,7 @@ pub async fn run_once<W: ScenarioWorld>(
         .after(
             move |feature, _rule, scenario, finished, world: Option<&mut W>| {
                 let shelf = after_shelf.clone();
+            let artifacts_dir = artifacts_dir.clone();
                 let failed = !matches!(finished, event::ScenarioFinished::StepPassed);
                 let k = key(feature, scenario);
                 let fut: LocalBoxFuture<'_, ()> = async move {
@@ -199,6 +204,12 @@ pub async fn run_once<W: ScenarioWorld>(
                     }
                     let Scenario { recorder, env, isolated, .. } = sc;
                     let timeline = recorder.stop().await;
+                    if let (true, Some(dir)) = (failed, &artifacts_dir) {
+                        let dir = dir.join("failed").join(super::scenario::namespace_slug(&scenario.name));
+                        if let Err(err) = super::artifacts::write(&dir, &timeline) {
+                            tracing::warn!(%err, "could not write the failure artifacts");
+                        }
+                    }
                     if isolated {
                         // The scenario's own cluster goes with it.
                         match Arc::try_unwrap(env) {

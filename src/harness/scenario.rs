@@ -107,6 +107,13 @@ const BASELINE: &str = "baseline";
 
 /// A namespace name for a scenario: readable, unique, a DNS label.
 pub fn namespace_for(scenario_name: &str) -> String {
+    let slug = namespace_slug(scenario_name);
+    let suffix: u32 = rand::random::<u32>() % 0xfffff;
+    format!("kepspec-{slug}-{suffix:05x}")
+}
+
+/// A scenario's name as a short DNS-label-safe slug.
+pub fn namespace_slug(scenario_name: &str) -> String {
     let mut slug: String = scenario_name
         .to_ascii_lowercase()
         .chars()
@@ -118,9 +125,7 @@ pub fn namespace_for(scenario_name: &str) -> String {
         .collect::<Vec<_>>()
         .join("-");
     slug.truncate(40);
-    let slug = slug.trim_end_matches('-');
-    let suffix: u32 = rand::random::<u32>() % 0xfffff;
-    format!("kepspec-{slug}-{suffix:05x}")
+    slug.trim_end_matches('-').to_string()
 }
 
 impl Scenario {

@@ -371,3 +371,51 @@ fn swimlanes_keep_sets_apart() {
         .collect();
     assert_eq!(lanes, ["db-0", "web-0", "web-1", "loner"]);
 }
+
+/// The headless browser the HTML report is checked in, if installed.
+fn chromium() -> Option<std::path::PathBuf> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium_without_console_errors() {
+    let Some(browser) = chromium() else {
+        // CI installs Chromium (.ci/run); there its absence is a failure.
+        assert!(std::env::var("CI").is_err(), "Chromium is not installed, but CI must render the report");
+        eprintln!("skipped: Chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("index.html");
+    std::fs::write(&page, html::render(&sample_run())).unwrap();
+    let profile = dir.path().join("profile");
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "chromium failed: {log}");
+    // The page rendered: the scenario, its swimlane picture and the violation line.
+    assert!(dom.contains("<svg"), "no swimlane picture in the rendered DOM");
+    assert!(dom.contains("KEP-3541 Proposed Recreate Strategy Algorithm"));
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+}
