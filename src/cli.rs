@@ -39,6 +39,22 @@ pub enum Command {
     },
     /// Run the bundled StatefulSet controller against a cluster.
     Controller(ControllerArgs),
+    /// Rerun one scenario with a controller crash (or a failed request)
+    /// after each of its writes in turn, and report which points break what.
+    Explore(ExploreArgs),
+}
+
+/// `kepspec explore`
+#[derive(Clone, Debug, Args)]
+pub struct ExploreArgs {
+    /// Feature files or folders holding the scenario (default: features/faults).
+    pub features: Vec<PathBuf>,
+    /// The scenario: a regex that must select exactly one scenario.
+    #[arg(long)]
+    pub name: String,
+    /// Instead of crashing the controller, fail its write with this code (409, 429, 500, 503).
+    #[arg(long, value_name = "CODE")]
+    pub fail: Option<u16>,
 }
 
 /// `kepspec cluster ...`
@@ -136,6 +152,10 @@ pub struct RunArgs {
     /// Keep the namespaces of failed scenarios.
     #[arg(long)]
     pub keep_on_failure: bool,
+    /// Run shard I of N (1-based), e.g. `2/3`: a stable split of the
+    /// scenarios over N CI jobs.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Print every command a kind run would execute, and run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -189,6 +209,16 @@ pub struct ControllerArgs {
     /// Controller feature gates, e.g. `StatefulSetRecreateStrategy=false,MaxUnavailableStatefulSet=true`.
     #[arg(long)]
     pub feature_gates: Option<String>,
+    /// Campaign for a coordination.k8s.io Lease before acting, so several
+    /// replicas can run (only the leader reconciles).
+    #[arg(long)]
+    pub leader_elect: bool,
+    /// Namespace of the leader-election Lease.
+    #[arg(long, default_value = "kube-system")]
+    pub leader_elect_namespace: String,
+    /// Serve Prometheus metrics (and /healthz) on this address.
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    pub metrics_bind_address: std::net::SocketAddr,
 }
 
 impl RunArgs {

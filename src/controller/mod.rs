@@ -20,3 +20,8 @@ pub mod vendor;
 
 pub use plan::{ControllerGates, Observed, Plan};
 pub use run::{run, ControllerOptions};
+
+#[cfg(test)]
+mod tests {
+    mod kubectl;
+}

@@ -221,19 +221,62 @@ pub async fn controller(args: &ControllerArgs) -> u8 {
     let stop = CancellationToken::new();
     let token = stop.clone();
     tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
+        shutdown_signal().await;
         token.cancel();
     });
-    let opts = ControllerOptions {
-        gates,
-        namespace: args.namespace.clone(),
-        ..ControllerOptions::default()
+    let metrics = controller::metrics::Metrics::default();
+    match controller::metrics::serve(args.metrics_bind_address, metrics.clone(), stop.clone()).await {
+        Ok(addr) => eprintln!("metrics on http://{addr}/metrics"),
+        Err(err) => {
+            eprintln!("error: cannot serve metrics on {}: {err:#}", args.metrics_bind_address);
+            return EXIT_ERROR;
+        }
+    }
+    let opts = ControllerOptions { gates, namespace: args.namespace.clone(), metrics, ..ControllerOptions::default() };
+    let result = if args.leader_elect {
+        let identity = std::env::var("POD_NAME")
+            .or_else(|_| std::env::var("HOSTNAME"))
+            .unwrap_or_else(|_| format!("kepspec-{:08x}", rand::random::<u32>()));
+        let election = controller::leader::Election {
+            namespace: args.leader_elect_namespace.clone(),
+            name: "kepspec-statefulset-controller".into(),
+            identity,
+            timings: controller::leader::LeaseTimings::default(),
+        };
+        let lead_client = client.clone();
+        let lead = move |term: CancellationToken| {
+            let (client, opts) = (lead_client.clone(), opts.clone());
+            async move {
+                if let Err(err) = controller::run(client, opts, term).await {
+                    tracing::error!("controller stopped: {err:#}");
+                }
+            }
+        };
+        controller::leader::run(client, election, stop, lead).await
+    } else {
+        controller::run(client, opts, stop).await
     };
-    match controller::run(client, opts, stop).await {
-        Ok(_) => EXIT_PASSED,
+    match result {
+        Ok(()) => EXIT_PASSED,
         Err(err) => {
             eprintln!("error: {err:#}");
             EXIT_ERROR
         }
+    }
+}
+
+/// Ctrl-C or SIGTERM (what a Deployment's pod gets when it is stopped).
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
     }
 }
