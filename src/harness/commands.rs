@@ -95,10 +95,11 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
         let cite = citation(f.description.as_deref().unwrap_or_default());
         for sc in f.scenarios.iter().chain(f.rules.iter().flat_map(|r| r.scenarios.iter())) {
             let tags: Vec<String> = f.tags.iter().chain(sc.tags.iter()).map(|t| format!("`@{t}`")).collect();
-            let name = file.strip_prefix("features").unwrap_or(file).display().to_string();
+            let text = file.display().to_string();
+            let name = text.split_once("features/").map(|(_, rest)| rest.to_string()).unwrap_or(text.clone());
             out.push_str(&format!(
                 "| {}:{} | {} | {} | {} |\n",
-                name.trim_start_matches('/'),
+                name,
                 sc.position.line,
                 sc.name.replace('|', "\\|"),
                 cite.replace('|', "\\|"),
@@ -278,5 +279,33 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_are_the_cited_sections() {
+        assert_eq!(
+            citation("KEP-3541, \"Proposed Recreate Strategy Algorithm\": when the\n  template changes"),
+            "KEP-3541, \"Proposed Recreate Strategy Algorithm\""
+        );
+        assert_eq!(citation("Kubernetes issue #137409 (v1.35): pods"), "Kubernetes issue #137409 (v1.35)");
+    }
+
+    #[test]
+    fn the_readme_lists_every_scenario() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files = super::super::features::discover(&[root.join("features")]).unwrap();
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let table = markdown_table(&files).unwrap();
+        let missing: Vec<&str> = table
+            .lines()
+            .skip(2)
+            .filter(|row| !readme.contains(*row))
+            .collect();
+        assert!(missing.is_empty(), "README.md lacks these rows of `kepspec list --markdown`:\n{}", missing.join("\n"));
     }
 }
