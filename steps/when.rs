@@ -26,14 +26,18 @@ async fn change_cpu(w: &mut KepWorld, set: String, cpu: String) -> anyhow::Resul
     Ok(w.sc()?.set_cpu_request(&set, &cpu).await?)
 }
 
-#[when(expr = "the command of {string} is changed to {string}")]
-async fn change_command(w: &mut KepWorld, set: String, command: String) -> anyhow::Result<()> {
-    let command: Vec<String> = serde_json::from_str(&command).map_err(|e| {
-        input_error(format!(
-            "the command must be a JSON list of strings, like '[\"sh\", \"-c\", \"exit 1\"]': {e}"
-        ))
-    })?;
-    Ok(w.sc()?.set_command(&set, &command).await?)
+#[when(expr = "the annotation {string} of the pods of {string} is set to {string}")]
+async fn template_annotation(w: &mut KepWorld, key: String, set: String, value: String) -> anyhow::Result<()> {
+    let patch = serde_json::json!({ "spec": { "template": { "metadata": { "annotations": { key: value } } } } });
+    Ok(w.sc()?.patch_set(&set, patch).await?)
+}
+
+#[when(expr = "an attempt is made to change the pod management policy of {string} to {string}")]
+async fn attempt_policy(w: &mut KepWorld, set: String, policy: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let patch = serde_json::json!({ "spec": { "podManagementPolicy": policy } });
+    sc.last_refusal = sc.patch_set(&set, patch).await.err();
+    Ok(())
 }
 
 #[when(expr = "a readiness gate that nothing satisfies is added to {string}")]

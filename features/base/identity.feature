@@ -18,7 +18,26 @@ Feature: Stable identity: names, hostnames, labels and claims
     And the PersistentVolumeClaim "data-web-0" has "/metadata/labels/app" set to "web"
 
   Scenario: ordinals start where .spec.ordinals.start says
-    Given a StatefulSet "web" with 2 replicas and ordinals starting at "5"
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        ordinals: {start: 5}
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+      """
     And all pods of "web" are running and ready
     Then pod "web-5" has "/metadata/labels/apps.kubernetes.io~1pod-index" set to "5"
     And pod "web-6" has "/spec/hostname" set to "web-6"

@@ -45,3 +45,13 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And at some moment 3 pods of "web" were unavailable at once
+
+  Scenario: a new maxUnavailable starts no rollout and bounds the next one
+    Given a StatefulSet "web" with 4 replicas and pod management policy "Parallel"
+    And all pods of "web" are running and ready
+    When the max unavailable of "web" is set to "2"
+    Then for 2 seconds no pod of "web" is created or deleted
+    When the annotation "example.com/version" of the pods of "web" is set to "2"
+    Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 2 pods of "web" unavailable
+    And at some moment 2 pods of "web" were unavailable at once

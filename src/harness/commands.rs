@@ -114,6 +114,9 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
 pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
     match runner::load::<W>(&paths(args)) {
         Ok(features) => {
+            for unused in super::features::unused_steps::<W>(&features) {
+                println!("warning: {unused}");
+            }
             let steps: usize = features
                 .iter()
                 .map(|f| super::features::steps_of(f).len())
