@@ -248,6 +248,36 @@ pub fn lint<W>(
     problems
 }
 
+/// Step definitions no feature uses, each with where it is defined.
+pub fn unused_steps<W>(features: &[gherkin::Feature]) -> Vec<String>
+where
+    W: cucumber::codegen::WorldInventory,
+{
+    use cucumber::codegen::{inventory, StepConstructor};
+    let all_steps: Vec<&gherkin::Step> = features.iter().flat_map(|f| steps_of(f).into_iter().map(|(s, _)| s)).collect();
+    let mut out = Vec::new();
+    let mut check = |ty: gherkin::StepType, loc: cucumber::step::Location, re: regex::Regex| {
+        if !all_steps.iter().any(|s| s.ty == ty && re.is_match(&s.value)) {
+            let path = loc.path.replace("src/../", "");
+            out.push(format!("{path}:{}: unused {ty:?} step `{}`", loc.line, re.as_str()));
+        }
+    };
+    for s in inventory::iter::<W::Given> {
+        let (loc, re, _) = s.inner();
+        check(gherkin::StepType::Given, loc, re());
+    }
+    for s in inventory::iter::<W::When> {
+        let (loc, re, _) = s.inner();
+        check(gherkin::StepType::When, loc, re());
+    }
+    for s in inventory::iter::<W::Then> {
+        let (loc, re, _) = s.inner();
+        check(gherkin::StepType::Then, loc, re());
+    }
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,32 +324,3 @@ mod tests {
     }
 }
 
-/// Step definitions no feature uses, each with where it is defined.
-pub fn unused_steps<W>(features: &[gherkin::Feature]) -> Vec<String>
-where
-    W: cucumber::codegen::WorldInventory,
-{
-    use cucumber::codegen::{inventory, StepConstructor};
-    let all_steps: Vec<&gherkin::Step> = features.iter().flat_map(|f| steps_of(f).into_iter().map(|(s, _)| s)).collect();
-    let mut out = Vec::new();
-    let mut check = |ty: gherkin::StepType, loc: cucumber::step::Location, re: regex::Regex| {
-        if !all_steps.iter().any(|s| s.ty == ty && re.is_match(&s.value)) {
-            let path = loc.path.replace("src/../", "");
-            out.push(format!("{path}:{}: unused {ty:?} step `{}`", loc.line, re.as_str()));
-        }
-    };
-    for s in inventory::iter::<W::Given> {
-        let (loc, re, _) = s.inner();
-        check(gherkin::StepType::Given, loc, re());
-    }
-    for s in inventory::iter::<W::When> {
-        let (loc, re, _) = s.inner();
-        check(gherkin::StepType::When, loc, re());
-    }
-    for s in inventory::iter::<W::Then> {
-        let (loc, re, _) = s.inner();
-        check(gherkin::StepType::Then, loc, re());
-    }
-    out.sort();
-    out
-}
