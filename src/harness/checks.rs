@@ -33,12 +33,10 @@ pub fn scope_of(t: &Timeline, set: &str) -> SetScope {
     let int = |p: &str| obj.and_then(|o| o.pointer(p)).and_then(Value::as_i64);
     let mut scope = SetScope::new(set, int("/spec/replicas").unwrap_or(1) as i32);
     scope.ordinal_start = int("/spec/ordinals/start").unwrap_or(0) as i32;
-    // Availability is judged at the resolution of the API's timestamps
-    // (whole seconds, as in a condition's lastTransitionTime, which is what
-    // controllers read): a pod ready for minReadySeconds minus that second
-    // already counts as available.
+    // Availability counts from the Ready condition's lastTransitionTime, as
+    // controllers count it (see `history::views::State`).
     let min_ready = int("/spec/minReadySeconds").unwrap_or(0).max(0) as u64;
-    scope.min_ready = Duration::from_secs(min_ready.saturating_sub(1));
+    scope.min_ready = Duration::from_secs(min_ready);
     scope
 }
 

@@ -110,7 +110,7 @@ pub struct Instant {
 
 /// One [`Instant`] per entry of the timeline (the state after the entry).
 pub fn instants(t: &Timeline, scope: &SetScope) -> Vec<Instant> {
-    let mut state = State::new();
+    let mut state = State::of(t);
     let mut out = Vec::with_capacity(t.len());
     for e in t.entries() {
         state.apply(e);

@@ -160,8 +160,10 @@ impl Recorder {
         options: RecorderOptions,
     ) -> anyhow::Result<Recorder> {
         let (changed, _) = watch::channel(0);
+        let mut timeline = Timeline::new();
+        timeline.origin = Some(jiff::Timestamp::now());
         let shared = Arc::new(Shared {
-            timeline: Mutex::new(Timeline::new()),
+            timeline: Mutex::new(timeline),
             changed,
             errors: Mutex::new(Vec::new()),
         });

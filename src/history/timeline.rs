@@ -148,6 +148,10 @@ pub struct Timeline {
     /// inferred deletion, which is placed by arrival).
     #[serde(default)]
     sorted_from: usize,
+    /// Wall-clock time of `at` zero (set by the recorder), so timestamps
+    /// written by the cluster can be placed on the timeline.
+    #[serde(default)]
+    pub origin: Option<jiff::Timestamp>,
 }
 
 impl Timeline {
@@ -163,6 +167,7 @@ impl Timeline {
             ordering,
             numeric: true,
             sorted_from: 0,
+            origin: None,
         }
     }
 

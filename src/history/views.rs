@@ -116,6 +116,10 @@ pub struct PodNow<'t> {
     pub ready_since: Option<Duration>,
     /// True when the pod was ready in the initial list.
     pub ready_before_start: bool,
+    /// The Ready condition's lastTransitionTime and the timeline's origin,
+    /// when both are known: availability is then counted the way
+    /// controllers count it.
+    pub ready_wall: Option<(jiff::Timestamp, jiff::Timestamp)>,
     /// When the pod was first seen.
     pub created: Duration,
     /// seq of the first entry of this pod.
@@ -138,7 +142,17 @@ impl PodNow<'_> {
         if !self.ready || self.terminating {
             return false;
         }
-        self.ready_before_start || self.ready_since.is_some_and(|s| at >= s + min_ready)
+        if self.ready_before_start {
+            return true;
+        }
+        if let Some((since, origin)) = self.ready_wall {
+            let now = origin.checked_add(jiff::SignedDuration::try_from(at).unwrap_or_default());
+            let due = since.checked_add(jiff::SignedDuration::try_from(min_ready).unwrap_or_default());
+            if let (Ok(now), Ok(due)) = (now, due) {
+                return now >= due;
+            }
+        }
+        self.ready_since.is_some_and(|s| at >= s + min_ready)
     }
 }
 
@@ -189,12 +203,30 @@ pub struct State<'t> {
     pub revisions: BTreeMap<&'t str, &'t Entry>,
     /// Existing events by name.
     pub events: BTreeMap<&'t str, &'t Entry>,
+    /// Wall-clock time of the timeline's zero, when known.
+    pub origin: Option<jiff::Timestamp>,
 }
 
 impl<'t> State<'t> {
     /// The empty state.
     pub fn new() -> State<'t> {
         State::default()
+    }
+
+    /// The empty state of a timeline (with its wall-clock origin).
+    pub fn of(t: &Timeline) -> State<'t> {
+        State { origin: t.origin, ..State::default() }
+    }
+
+    /// The Ready condition's lastTransitionTime of a pod object.
+    fn ready_transition(e: &Entry) -> Option<jiff::Timestamp> {
+        e.object
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .and_then(|cs| cs.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("Ready")))
+            .and_then(|c| c.get("lastTransitionTime"))
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
     }
 
     /// Applies one entry.
@@ -235,6 +267,13 @@ impl<'t> State<'t> {
             ),
             None => (e.at, e.seq, false, None, false),
         };
+        let ready_wall = match (f.ready, self.origin) {
+            (true, Some(origin)) => match prev.and_then(|p| p.ready_wall) {
+                Some(kept) if was_ready => Some(kept),
+                _ => Self::ready_transition(e).map(|t| (t, origin)),
+            },
+            _ => None,
+        };
         let (ready_since, ready_before_start) = match (f.ready, was_ready) {
             (true, true) => (since, before),
             (true, false) => (Some(e.at), e.at == Duration::ZERO),
@@ -252,6 +291,7 @@ impl<'t> State<'t> {
                 terminating: f.terminating,
                 ready_since,
                 ready_before_start,
+                ready_wall,
                 created,
                 created_seq,
             },
@@ -319,7 +359,7 @@ pub fn fold<'t, R>(
     from_seq: u64,
     mut f: impl FnMut(&State<'t>, &'t Entry) -> ControlFlow<R>,
 ) -> Option<R> {
-    let mut state = State::new();
+    let mut state = State::of(t);
     for e in t.entries() {
         if e.seq >= from_seq {
             if let ControlFlow::Break(r) = f(&state, e) {
@@ -337,7 +377,7 @@ pub fn scan<'t, R>(
     from_seq: u64,
     mut f: impl FnMut(&State<'t>, &'t Entry) -> ControlFlow<R>,
 ) -> Option<R> {
-    let mut state = State::new();
+    let mut state = State::of(t);
     for e in t.entries() {
         state.apply(e);
         if e.seq >= from_seq {
@@ -351,7 +391,7 @@ pub fn scan<'t, R>(
 
 /// The state after applying every entry with seq < `seq`.
 pub fn state_before(t: &Timeline, seq: u64) -> State<'_> {
-    let mut state = State::new();
+    let mut state = State::of(t);
     for e in t.entries().iter().take_while(|e| e.seq < seq) {
         state.apply(e);
     }
