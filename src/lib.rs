@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod controller;
+pub mod explore;
 pub mod harness;
 pub mod history;
 pub mod report;

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
                 command: ClusterCommand::Up(args),
             } => kepspec::harness::commands::cluster_up(&args).await,
             Command::Controller(args) => kepspec::harness::commands::controller(&args).await,
+            Command::Explore(args) => kepspec::explore::explore::<steps::KepWorld>(&args).await,
         }
     });
     ExitCode::from(code)

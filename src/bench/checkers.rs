@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::measure::{duration, Summary};
+use super::measure::{duration, round, Summary};
 use super::report::{Row, Section};
 use super::Mode;
 use crate::history::fixture::TimelineBuilder;
@@ -114,7 +114,7 @@ pub async fn rules(mode: Mode) -> anyhow::Result<Section> {
             format!("{name} ({outcome})"),
             t.len(),
             duration(sum.p50),
-            format!("< {}", duration(GOAL)),
+            format!("< {}", round(GOAL)),
             sum.p50 < GOAL,
         ));
     }

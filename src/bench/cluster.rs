@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 
-use super::measure::{duration, rate, Summary};
+use super::measure::{duration, rate, round, Summary};
 use super::report::{Row, Section};
 use super::support::{
     bare_pod, client_as, create_namespace, in_parallel, share, small_config_map, BENCH_AGENT,
@@ -44,7 +44,7 @@ pub async fn startup(mode: Mode) -> anyhow::Result<Section> {
             format!("start to first GET /version ({label})"),
             runs,
             sum.median_range(),
-            format!("median < {}", duration(STARTUP_GOAL)),
+            format!("median < {}", round(STARTUP_GOAL)),
             sum.p50 < STARTUP_GOAL,
         ));
     }

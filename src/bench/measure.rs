@@ -54,15 +54,31 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// A duration in the unit that suits it: `850 µs`, `12.3 ms`, `4.21 s`.
+/// A measured duration in the unit that suits it, with three significant
+/// digits or so: `850 µs`, `12.3 ms`, `512 ms`, `4.21 s`, `26.0 s`.
 pub fn duration(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
     if us < 1_000.0 {
         format!("{us:.0} µs")
-    } else if us < 1_000_000.0 {
+    } else if us < 100_000.0 {
         format!("{:.1} ms", us / 1e3)
-    } else {
+    } else if us < 1_000_000.0 {
+        format!("{:.0} ms", us / 1e3)
+    } else if us < 10_000_000.0 {
         format!("{:.2} s", us / 1e6)
+    } else {
+        format!("{:.1} s", us / 1e6)
+    }
+}
+
+/// A round duration such as a goal: `50 ms`, `1 s`, `60 s`.
+pub fn round(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else if d.as_nanos() % 1_000_000 == 0 {
+        format!("{} ms", d.as_millis())
+    } else {
+        duration(d)
     }
 }
 
@@ -129,7 +145,12 @@ mod tests {
     fn formats_units() {
         assert_eq!(duration(Duration::from_micros(850)), "850 µs");
         assert_eq!(duration(Duration::from_micros(12_340)), "12.3 ms");
+        assert_eq!(duration(Duration::from_micros(512_400)), "512 ms");
         assert_eq!(duration(Duration::from_millis(4_210)), "4.21 s");
+        assert_eq!(duration(Duration::from_millis(26_020)), "26.0 s");
+        assert_eq!(round(Duration::from_millis(50)), "50 ms");
+        assert_eq!(round(Duration::from_secs(60)), "60 s");
+        assert_eq!(round(Duration::from_micros(1_500)), "1.5 ms");
         assert_eq!(
             rate(500, Duration::from_millis(250), "objects"),
             "2000 objects/s"

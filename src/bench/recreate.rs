@@ -9,7 +9,7 @@ use kube::runtime::wait::await_condition;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::measure::duration;
+use super::measure::{duration, round};
 use super::report::{Row, Section};
 use super::support::{client_as, create_namespace, BENCH_AGENT, IMAGE};
 use super::writes::WriteCounts;
@@ -71,9 +71,9 @@ pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
          the node simulator's say nothing, so the request log (`faults().requests()`) \
          attributes every request. Counted: the controller's create/update/patch/delete \
          requests from the template change until the set reports the rollout complete \
-         (status: updated = ready = current = N, currentRevision = updateRevision) plus \
-         {} for late writes.",
-        duration(SETTLE)
+         (status: updated = ready = current = N, currentRevision = updateRevision), then \
+         {} more for late writes.",
+        round(SETTLE)
     ));
     s.note(
         "Floor = N pod deletes + N pod creates + 1 ControllerRevision + 1 status write: \
@@ -168,7 +168,7 @@ async fn wait_rolled_out(sets: &Api<StatefulSet>, replicas: i32) -> anyhow::Resu
         .map_err(|_| {
             anyhow::anyhow!(
                 "set web did not roll out within {}",
-                duration(ROLLOUT_DEADLINE)
+                round(ROLLOUT_DEADLINE)
             )
         })??;
     Ok(())

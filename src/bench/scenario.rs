@@ -10,7 +10,7 @@ use kube::Client;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::measure::{duration, Summary};
+use super::measure::{round, Summary};
 use super::recreate::CONTROLLER_AGENT;
 use super::report::{Row, Section};
 use super::support::{client_as, BENCH_AGENT};
@@ -75,7 +75,7 @@ pub async fn overhead(mode: Mode) -> anyhow::Result<Section> {
         "trivial scenario end to end",
         runs,
         total.median_range(),
-        format!("median < {}", duration(GOAL)),
+        format!("median < {}", round(GOAL)),
         total.p50 < GOAL,
     ));
     let parts: [Part; 4] = [

@@ -53,11 +53,16 @@ pub enum Defect {
     RollingUpdateAsRecreate,
     /// Failed pods: never replaced.
     KeepFailedPods,
+    /// KEP-3541 PVC Preservation, on resume: on its first sync of a set after
+    /// a start, deletes the claims of pods it does not see running (taking
+    /// them for leftovers). Harmless in a run without restarts; caught by a
+    /// restart between a Recreate deletion and the recreation.
+    ResumeDeletesClaims,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 14] = [
+    pub const ALL: [(&'static str, Defect); 15] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -72,6 +77,7 @@ impl Defect {
         ("ignore-max-unavailable-gate", Defect::IgnoreMaxUnavailableGate),
         ("rolling-update-as-recreate", Defect::RollingUpdateAsRecreate),
         ("keep-failed-pods", Defect::KeepFailedPods),
+        ("resume-deletes-claims", Defect::ResumeDeletesClaims),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -131,6 +137,7 @@ pub fn distort_input(defect: Defect, set: &mut StatefulSet, pods_seen: &mut Vec<
                 }
             }
         }
+        Defect::ResumeDeletesClaims => resume::note_sync(set, pods_seen),
         Defect::OneAtATimeRecreate
         | Defect::NoRecreateStartedEvent
         | Defect::NoProgressingCondition
@@ -163,6 +170,9 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
 /// The claims to delete along with the pods a plan deletes
 /// ([`Defect::DeleteClaims`]): `<template>-<pod>`.
 pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<String> {
+    if defect == Defect::ResumeDeletesClaims {
+        return resume::leftover_claims(claims);
+    }
     if defect != Defect::DeleteClaims {
         return Vec::new();
     }
@@ -175,6 +185,66 @@ pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<S
         })
         .collect();
     claims.iter().filter(|c| deleted.iter().any(|p| c.ends_with(&format!("-{p}")))).cloned().collect()
+}
+
+/// State for [`Defect::ResumeDeletesClaims`]: which controller start (the
+/// task that runs its syncs) synced a set last, and the pods seen running at
+/// the first sync of a set after a start, until the claims are chosen.
+mod resume {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, MutexGuard};
+
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    use k8s_openapi::api::core::v1::Pod;
+
+    use super::pods;
+
+    type Starts = HashMap<String, tokio::task::Id>;
+    type Resumed = HashMap<tokio::task::Id, Vec<String>>;
+
+    static STARTS: Mutex<Option<Starts>> = Mutex::new(None);
+    static RESUMED: Mutex<Option<Resumed>> = Mutex::new(None);
+
+    fn lock<T>(m: &Mutex<Option<T>>) -> MutexGuard<'_, Option<T>> {
+        match m.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Notes a sync; on the first one of this set by this start, remembers
+    /// the pods seen running.
+    pub fn note_sync(set: &StatefulSet, pods_seen: &[Pod]) {
+        let Some(task) = tokio::task::try_id() else { return };
+        let key = format!(
+            "{}/{}",
+            set.metadata.namespace.as_deref().unwrap_or_default(),
+            set.metadata.name.as_deref().unwrap_or_default()
+        );
+        let mut starts = lock(&STARTS);
+        if starts.get_or_insert_with(HashMap::new).insert(key, task) == Some(task) {
+            return;
+        }
+        let running = pods_seen
+            .iter()
+            .filter(|p| !pods::is_terminating(p))
+            .filter_map(|p| p.metadata.name.clone())
+            .collect();
+        lock(&RESUMED).get_or_insert_with(HashMap::new).insert(task, running);
+    }
+
+    /// The claims of pods not seen running at the first sync after a start.
+    pub fn leftover_claims(claims: &[String]) -> Vec<String> {
+        let Some(task) = tokio::task::try_id() else { return Vec::new() };
+        let Some(running) = lock(&RESUMED).as_mut().and_then(|r| r.remove(&task)) else {
+            return Vec::new();
+        };
+        claims
+            .iter()
+            .filter(|c| !running.iter().any(|p| c.ends_with(&format!("-{p}"))))
+            .cloned()
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,12 @@
 //! independent of cucumber. Steps (in `steps/`) only parse words and call
 //! these functions.
 
+pub mod artifacts;
 pub mod checks;
 pub mod clauses;
 pub mod commands;
 pub mod env;
+pub mod faults;
 pub mod features;
 pub mod job;
 pub mod runner;

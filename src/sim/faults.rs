@@ -1,9 +1,20 @@
 //! The one place every API request passes: a bounded request log and a list
-//! of fault rules (fail with a status code, or delay) matched against requests.
+//! of fault rules matched against requests. A rule selects among the requests
+//! it matches deterministically (every one, the Nth, every k-th, or a seeded
+//! fraction), counts its hits, and acts: fail with a status code, delay,
+//! notify a listener once the response is produced, or end a watch early
+//! (dropped, or with a 410 `Expired` error event so the client relists).
+//!
+//! A stale view (serving one client objects lagging N resource versions) is
+//! not offered: the store keeps only the current objects plus a bounded event
+//! window, so an old state of a list cannot be rebuilt faithfully; delayed and
+//! dropped watches give the lagging-informer effect instead.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
+
+use tokio::sync::mpsc::UnboundedSender;
 
 use super::status::ApiError;
 
@@ -44,7 +55,75 @@ pub enum FaultAction {
     },
     /// Wait before serving.
     Delay(Duration),
+    /// Send the request to a listener once its response has been produced
+    /// (the object is written, or the error decided).
+    Notify(Listener),
+    /// After serving the request, fail every later request whose user agent
+    /// contains the rule's `user_agent_contains` with 503 until
+    /// [`Faults::lift_fence`]: the client is down from this request on (a
+    /// crash right after it), while a restart is arranged.
+    Fence,
+    /// Serve a watch, then end it after this long as if the connection dropped.
+    DropWatch(Duration),
+    /// Serve a watch, then after this long send an `ERROR` event with
+    /// 410 `Expired` and end it: the client must relist.
+    ExpireWatch(Duration),
 }
+
+/// Where [`FaultAction::Notify`] sends the requests it selects.
+#[derive(Clone, Debug)]
+pub struct Listener(pub UnboundedSender<RequestRecord>);
+
+impl PartialEq for Listener {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same_channel(&other.0)
+    }
+}
+
+/// Which of the requests a rule matches it acts on; deterministic for a
+/// given sequence of requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Every matching request.
+    #[default]
+    Every,
+    /// Only the Nth matching request (1-based).
+    Nth(u64),
+    /// The k-th, 2k-th, ... matching request.
+    EveryKth(u64),
+    /// A fraction (per mille) of the matching requests, chosen by a hash of
+    /// the seed and the request's position among the matching ones.
+    Fraction {
+        /// Selected requests per thousand.
+        per_mille: u32,
+        /// The seed.
+        seed: u64,
+    },
+}
+
+impl Selection {
+    /// Whether the `n`th matching request (1-based) is selected.
+    pub fn selects(&self, n: u64) -> bool {
+        match *self {
+            Selection::Every => true,
+            Selection::Nth(k) => n == k,
+            Selection::EveryKth(k) => k > 0 && n.is_multiple_of(k),
+            Selection::Fraction { per_mille, seed } => {
+                splitmix(seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)) % 1000 < u64::from(per_mille)
+            }
+        }
+    }
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The verbs that change state.
+pub const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 
 /// A rule; `None` fields match anything.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -61,6 +140,10 @@ pub struct FaultRule {
     pub subresource: Option<String>,
     /// User-Agent substring to match.
     pub user_agent_contains: Option<String>,
+    /// Match only writes (see [`WRITE_VERBS`]).
+    pub writes_only: bool,
+    /// Which matching requests the actions apply to.
+    pub select: Selection,
     /// What to do.
     pub actions: Vec<FaultAction>,
     /// How many more requests the rule applies to (`None` = unlimited).
@@ -80,17 +163,70 @@ impl FaultRule {
                 .user_agent_contains
                 .as_deref()
                 .is_none_or(|s| r.user_agent.contains(s))
+            && (!self.writes_only || WRITE_VERBS.contains(&r.verb.as_str()))
             && self.times != Some(0)
     }
 }
 
+/// How often a rule matched and acted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hits {
+    /// Requests the rule matched.
+    pub matched: u64,
+    /// Requests it acted on (selected among the matched).
+    pub applied: u64,
+}
+
+/// How a watch is ended early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchEnd {
+    /// The stream just ends.
+    Drop(Duration),
+    /// An `ERROR` event with 410 `Expired`, then the end.
+    Expire(Duration),
+}
+
+/// Notifications that fire when the decision is dropped, i.e. after the
+/// request handler has produced its response (the handler keeps the
+/// decision alive until it returns).
+#[derive(Debug, Default)]
+pub struct AfterResponse(Vec<(UnboundedSender<RequestRecord>, RequestRecord)>);
+
+impl AfterResponse {
+    /// How many notifications are pending.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether none is pending.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl PartialEq for AfterResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+    }
+}
+
+impl Drop for AfterResponse {
+    fn drop(&mut self) {
+        for (tx, record) in self.0.drain(..) {
+            let _ = tx.send(record);
+        }
+    }
+}
+
 /// The decision for one request.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Decision {
     /// Total delay to apply first.
     pub delay: Duration,
     /// Error to answer with instead of serving.
     pub fail: Option<ApiError>,
+    /// Listeners told about the request when this decision is dropped.
+    pub after_response: AfterResponse,
 }
 
 /// Identifies an installed rule.
@@ -101,9 +237,17 @@ struct Inner {
     log: VecDeque<RequestRecord>,
     capacity: usize,
     seq: u64,
-    rules: Vec<(RuleId, FaultRule)>,
+    rules: Vec<(RuleId, FaultRule, Hits)>,
     next_rule: u64,
+    watch_ends: VecDeque<(WatchKey, WatchEnd)>,
+    fences: Vec<String>,
 }
+
+/// Which watch a pending [`WatchEnd`] is for: user agent, resource, namespace.
+type WatchKey = (String, String, String);
+
+/// At most this many watch ends wait for their watch to be served.
+const PENDING_WATCH_ENDS: usize = 64;
 
 /// Shared request log and fault rules (cheap clone handle).
 #[derive(Clone)]
@@ -121,6 +265,8 @@ impl Faults {
                 seq: 0,
                 rules: Vec::new(),
                 next_rule: 1,
+                watch_ends: VecDeque::new(),
+                fences: Vec::new(),
             })),
         }
     }
@@ -139,10 +285,32 @@ impl Faults {
         record.seq = inner.seq;
         record.at = Some(SystemTime::now());
         let mut decision = Decision::default();
-        for (_, rule) in inner.rules.iter_mut() {
+        if inner
+            .fences
+            .iter()
+            .any(|f| record.user_agent.contains(f.as_str()))
+        {
+            decision.fail = Some(fault_error(
+                503,
+                "the client is fenced off by a fault rule (crashed)",
+            ));
+            inner.log.push_back(record);
+            while inner.log.len() > inner.capacity {
+                inner.log.pop_front();
+            }
+            return decision;
+        }
+        let mut watch_end = None;
+        let mut fence = Vec::new();
+        for (_, rule, hits) in inner.rules.iter_mut() {
             if !rule.matches(&record) {
                 continue;
             }
+            hits.matched += 1;
+            if !rule.select.selects(hits.matched) {
+                continue;
+            }
+            hits.applied += 1;
             if let Some(t) = rule.times.as_mut() {
                 *t -= 1;
             }
@@ -153,7 +321,33 @@ impl Faults {
                         decision.fail = Some(fault_error(*code, message));
                     }
                     FaultAction::Fail { .. } => {}
+                    FaultAction::Notify(l) => decision
+                        .after_response
+                        .0
+                        .push((l.0.clone(), record.clone())),
+                    FaultAction::DropWatch(d) if record.verb == "watch" => {
+                        watch_end = watch_end.or(Some(WatchEnd::Drop(*d)))
+                    }
+                    FaultAction::ExpireWatch(d) if record.verb == "watch" => {
+                        watch_end = watch_end.or(Some(WatchEnd::Expire(*d)))
+                    }
+                    FaultAction::DropWatch(_) | FaultAction::ExpireWatch(_) => {}
+                    FaultAction::Fence => {
+                        fence.push(rule.user_agent_contains.clone().unwrap_or_default())
+                    }
                 }
+            }
+        }
+        inner.fences.extend(fence);
+        if let (Some(end), None) = (watch_end, &decision.fail) {
+            let key = (
+                record.user_agent.clone(),
+                record.resource.clone(),
+                record.namespace.clone(),
+            );
+            inner.watch_ends.push_back((key, end));
+            while inner.watch_ends.len() > PENDING_WATCH_ENDS {
+                inner.watch_ends.pop_front();
             }
         }
         inner.log.push_back(record);
@@ -161,6 +355,36 @@ impl Faults {
             inner.log.pop_front();
         }
         decision
+    }
+
+    /// Takes the early end decided for a watch being served to this user
+    /// agent on this resource and namespace ("" for all namespaces), if any.
+    pub fn take_watch_end(
+        &self,
+        user_agent: &str,
+        resource: &str,
+        namespace: &str,
+    ) -> Option<WatchEnd> {
+        let mut inner = self.lock();
+        let i = inner
+            .watch_ends
+            .iter()
+            .position(|((a, r, n), _)| a == user_agent && r == resource && n == namespace)?;
+        inner.watch_ends.remove(i).map(|(_, end)| end)
+    }
+
+    /// Lets the requests of a fenced-off client through again.
+    pub fn lift_fence(&self, user_agent_contains: &str) {
+        self.lock().fences.retain(|f| f != user_agent_contains);
+    }
+
+    /// How often a rule matched and acted (`None` for an unknown rule).
+    pub fn hits(&self, id: RuleId) -> Option<Hits> {
+        self.lock()
+            .rules
+            .iter()
+            .find(|(i, ..)| *i == id)
+            .map(|(_, _, h)| *h)
     }
 
     /// The recorded requests, oldest first.
@@ -178,13 +402,13 @@ impl Faults {
         let mut inner = self.lock();
         let id = RuleId(inner.next_rule);
         inner.next_rule += 1;
-        inner.rules.push((id, rule));
+        inner.rules.push((id, rule, Hits::default()));
         id
     }
 
     /// Removes a rule.
     pub fn remove_rule(&self, id: RuleId) {
-        self.lock().rules.retain(|(i, _)| *i != id);
+        self.lock().rules.retain(|(i, ..)| *i != id);
     }
 
     /// Removes every rule.
@@ -262,5 +486,130 @@ mod tests {
         f.remove_rule(id);
         f.clear_log();
         assert!(f.requests().is_empty());
+    }
+
+    fn rule(select: Selection) -> FaultRule {
+        FaultRule {
+            resource: Some("pods".into()),
+            writes_only: true,
+            select,
+            actions: vec![FaultAction::Fail {
+                code: 409,
+                message: "x".into(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn which(f: &Faults, n: u64) -> Vec<u64> {
+        (1..=n)
+            .filter(|_| f.on_request(req("delete", "pods")).fail.is_some())
+            .collect()
+    }
+
+    #[test]
+    fn nth_and_every_kth_select_by_position_among_matching() {
+        let f = Faults::new(100);
+        let id = f.add_rule(rule(Selection::Nth(3)));
+        f.on_request(req("get", "pods"));
+        assert_eq!(which(&f, 6), vec![3]);
+        assert_eq!(
+            f.hits(id),
+            Some(Hits {
+                matched: 6,
+                applied: 1
+            })
+        );
+        f.clear_rules();
+        let id = f.add_rule(rule(Selection::EveryKth(2)));
+        assert_eq!(which(&f, 7), vec![2, 4, 6]);
+        assert_eq!(
+            f.hits(id),
+            Some(Hits {
+                matched: 7,
+                applied: 3
+            })
+        );
+    }
+
+    #[test]
+    fn a_seeded_fraction_is_deterministic_and_about_right() {
+        let pick = |seed| {
+            let f = Faults::new(10);
+            f.add_rule(rule(Selection::Fraction {
+                per_mille: 200,
+                seed,
+            }));
+            which(&f, 1000)
+        };
+        let a = pick(7);
+        assert_eq!(a, pick(7));
+        assert_ne!(a, pick(8));
+        assert!((150..250).contains(&a.len()), "{}", a.len());
+    }
+
+    #[tokio::test]
+    async fn notify_fires_when_the_decision_is_dropped() {
+        let f = Faults::new(10);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut r = rule(Selection::Nth(2));
+        r.actions = vec![FaultAction::Notify(Listener(tx))];
+        r.name = Some("web-1".into());
+        f.add_rule(r);
+        let mut del = req("delete", "pods");
+        del.name = "web-1".into();
+        drop(f.on_request(del.clone()));
+        assert!(rx.try_recv().is_err());
+        let d = f.on_request(del);
+        assert_eq!(d.after_response.len(), 1);
+        assert!(rx.try_recv().is_err(), "not before the response");
+        drop(d);
+        let got = rx.try_recv().expect("notified after the response");
+        assert_eq!((got.seq, got.name.as_str()), (2, "web-1"));
+    }
+
+    #[test]
+    fn a_fence_stops_the_client_after_the_selected_request_until_lifted() {
+        let f = Faults::new(10);
+        f.add_rule(FaultRule {
+            user_agent_contains: Some("ctl".into()),
+            select: Selection::Nth(2),
+            actions: vec![FaultAction::Fence],
+            ..Default::default()
+        });
+        let mut r = req("create", "pods");
+        r.user_agent = "ctl/1".into();
+        assert!(f.on_request(r.clone()).fail.is_none());
+        assert!(
+            f.on_request(r.clone()).fail.is_none(),
+            "the fencing request is served"
+        );
+        assert_eq!(f.on_request(r.clone()).fail.map(|e| e.code), Some(503));
+        assert!(
+            f.on_request(req("create", "pods")).fail.is_none(),
+            "others pass"
+        );
+        f.lift_fence("ctl");
+        assert!(f.on_request(r).fail.is_none());
+    }
+
+    #[test]
+    fn watch_ends_wait_for_their_watch() {
+        let f = Faults::new(10);
+        f.add_rule(FaultRule {
+            verb: Some("watch".into()),
+            actions: vec![FaultAction::ExpireWatch(Duration::from_millis(5))],
+            ..Default::default()
+        });
+        let mut w = req("watch", "pods");
+        w.user_agent = "ctl".into();
+        f.on_request(w);
+        f.on_request(req("get", "pods"));
+        assert_eq!(f.take_watch_end("other", "pods", ""), None);
+        assert_eq!(
+            f.take_watch_end("ctl", "pods", ""),
+            Some(WatchEnd::Expire(Duration::from_millis(5)))
+        );
+        assert_eq!(f.take_watch_end("ctl", "pods", ""), None);
     }
 }

@@ -9,6 +9,7 @@ use rand::Rng;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use super::super::faults::WatchEnd;
 use super::super::resources::ResourceInfo;
 use super::super::selector::FieldRequirement;
 use super::super::status::ApiError;
@@ -92,6 +93,15 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         None => Duration::from_secs(rand::rng().random_range(1800..3600)),
     };
     let ns = (!req.all_namespaces).then(|| req.ns.to_string());
+    let agent = req
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let end = req
+        .state
+        .faults
+        .take_watch_end(agent, &req.info.plural, req.ns);
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let job = WatchJob {
         state: req.state.clone(),
@@ -103,6 +113,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         initial_end_bookmark: send_initial && bookmarks,
         timeout,
         table: req.table(),
+        end,
     };
     tokio::spawn(job.run(tx));
     let stream = futures::stream::unfold(rx, |mut rx| async move {
@@ -129,6 +140,8 @@ struct WatchJob {
     initial_end_bookmark: bool,
     timeout: Duration,
     table: Option<String>,
+    /// An early end a fault rule decided for this watch.
+    end: Option<WatchEnd>,
 }
 
 type Tx = mpsc::Sender<Bytes>;
@@ -172,6 +185,12 @@ impl WatchJob {
         let mut changed = store.subscribe();
         let deadline = tokio::time::sleep(self.timeout);
         tokio::pin!(deadline);
+        let cut = match self.end {
+            Some(WatchEnd::Drop(d) | WatchEnd::Expire(d)) => d,
+            None => self.timeout,
+        };
+        let cut = tokio::time::sleep(cut);
+        tokio::pin!(cut);
         let period = self.state.bookmark_interval.max(Duration::from_millis(10));
         let mut tick = tokio::time::interval(period);
         tick.reset();
@@ -207,6 +226,13 @@ impl WatchJob {
             tokio::select! {
                 r = changed.changed() => if r.is_err() { return; },
                 _ = &mut deadline => return,
+                _ = &mut cut, if self.end.is_some() => {
+                    if matches!(self.end, Some(WatchEnd::Expire(_))) {
+                        let e = ApiError::gone("the watch was closed by a fault rule; relist".to_string());
+                        let _ = tx.send(line("ERROR", &e.to_status())).await;
+                    }
+                    return;
+                }
                 _ = self.state.shutdown.cancelled() => return,
                 _ = tick.tick() => {
                     if self.bookmarks && tx.send(bookmark(&self.info, last, false)).await.is_err() {
@@ -251,5 +277,48 @@ mod tests {
         assert_eq!(t(&web, &other), Some(EventType::Deleted));
         assert_eq!(t(&other, &other), None);
         assert!(translate(&ev(EventType::Added, None, other), &sel).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_fault_rule_closes_a_watch_with_410_or_drops_it() {
+        use super::super::super::faults::{FaultAction, FaultRule};
+        use super::super::super::{ClusterConfig, EmbeddedCluster};
+        use futures::StreamExt;
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use kube::api::{Api, WatchEvent, WatchParams};
+
+        let c = EmbeddedCluster::start(ClusterConfig {
+            run_nodes: false,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let api: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
+        for (action, expect_gone) in [
+            (FaultAction::ExpireWatch(Duration::from_millis(100)), true),
+            (FaultAction::DropWatch(Duration::from_millis(100)), false),
+        ] {
+            c.faults().clear_rules();
+            c.faults().add_rule(FaultRule {
+                verb: Some("watch".into()),
+                resource: Some("configmaps".into()),
+                actions: vec![action],
+                times: Some(1),
+                ..Default::default()
+            });
+            let stream = api
+                .watch(&WatchParams::default().timeout(30), "0")
+                .await
+                .unwrap();
+            let events: Vec<_> =
+                tokio::time::timeout(Duration::from_secs(5), stream.collect::<Vec<_>>())
+                    .await
+                    .expect("the watch ends long before its timeout");
+            let gone = events
+                .iter()
+                .any(|e| matches!(e, Ok(WatchEvent::Error(s)) if s.code == 410));
+            assert_eq!(gone, expect_gone, "{events:?}");
+        }
+        c.shutdown().await;
     }
 }
