@@ -1,0 +1,24 @@
+@faults @isolated @embedded-only
+Feature: Rollouts complete when a node goes NotReady with its pods
+  A node whose kubelet stops reporting turns NotReady and its pods unready.
+  A Recreate rollout (KEP-3541) that starts meanwhile still never mixes
+  revisions and completes once the node is back; a maxUnavailable rolling
+  update (KEP-961) counts the node's unready pods against its budget.
+
+  @kep-3541
+  Scenario: Recreate while the node of web-1 is NotReady for 2 seconds
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the node of pod "web-1" goes NotReady for 2 seconds
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And every PersistentVolumeClaim of "web" kept its uid
+
+  @kep-961
+  Scenario: maxUnavailable 2 while the node of web-0 is NotReady for 2 seconds
+    Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
+    And all pods of "web" are running and ready
+    When the node of pod "web-0" goes NotReady for 2 seconds
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 4 pods of "web" run the update revision and are ready

@@ -1,0 +1,51 @@
+@kep-3541 @faults @isolated @embedded-only
+Feature: Recreate survives a controller restart at any point
+  KEP-3541, "Proposed Recreate Strategy Algorithm": all old-revision pods are
+  fully terminated before any new pod is created, and "PVC Preservation":
+  claims are kept. A controller that crashes and starts again in the middle of
+  a Recreate rollout must resume from what it observes, not from memory: it
+  converges, never mixes revisions, never deletes a claim and never creates
+  two pods for one ordinal. `kepspec explore --name '<scenario>'` reruns the
+  first two scenarios with a restart right after each write of the
+  controller in turn.
+
+  Scenario: OrderedReady Recreate with a restart at any point
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller may crash after any of its writes
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And every PersistentVolumeClaim of "web" kept its uid
+    And no two pods of "web" ever existed for one ordinal
+
+  Scenario: Parallel Recreate with a restart at any point
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller may crash after any of its writes
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And every PersistentVolumeClaim of "web" kept its uid
+    And no two pods of "web" ever existed for one ordinal
+
+  Scenario: a restart right after the controller deletes pod web-1
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller restarts right after it deletes pod "web-1"
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And every PersistentVolumeClaim of "web" kept its uid
+    And no two pods of "web" ever existed for one ordinal
+    And every injected fault was triggered
+
+  Scenario: a restart right after the controller's first status write of the rollout
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller restarts right after its first status write
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And no two pods of "web" ever existed for one ordinal
+    And every injected fault was triggered

@@ -1,0 +1,48 @@
+@faults @isolated @embedded-only
+Feature: Rollouts converge when the controller's writes fail
+  The API conventions let any write fail: 409 Conflict on a stale
+  resourceVersion, 500 and 503 from a struggling apiserver, 429 when
+  throttled. A controller retries from what it observes; KEP-3541 and KEP-961
+  rollouts still converge and keep their guarantees. The failures are chosen
+  deterministically (a seeded fifth of the controller's writes).
+
+  @kep-3541
+  Scenario Outline: Recreate converges with 20% of the controller's writes failing with <code>
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And 20% of the controller's writes fail with code <code>
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And every PersistentVolumeClaim of "web" kept its uid
+    And every injected fault was triggered
+
+    Examples:
+      | code |
+      | 500  |
+      | 409  |
+
+  @kep-961
+  Scenario Outline: a maxUnavailable rolling update converges with 20% of the controller's writes failing with <code>
+    Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
+    And all pods of "web" are running and ready
+    And 20% of the controller's writes fail with code <code>
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 2 pods of "web" unavailable
+    And every injected fault was triggered
+
+    Examples:
+      | code |
+      | 500  |
+      | 409  |
+
+  Scenario: an OrderedReady rolling update converges when its second write fails with 503
+    Given a StatefulSet "web" with 3 replicas and update strategy "RollingUpdate"
+    And all pods of "web" are running and ready
+    And the controller's second write fails with code 503
+    And every 3th write of the controller is delayed by 200 milliseconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And at no moment were more than 1 pod of "web" unavailable
+    And every injected fault was triggered

@@ -1,0 +1,136 @@
+//! `kepspec explore`: run one scenario once to record every write the
+//! controller makes after the scenario's crash-point step, then rerun it with
+//! a controller restart (or a failed request) right after each of those
+//! writes in turn, checking the scenario's own properties each time, and
+//! report which points break what.
+
+pub mod plan;
+mod report;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::cli::{ExploreArgs, EXIT_ERROR, EXIT_FAILED, EXIT_PASSED};
+use crate::harness::env::{Environment, EnvironmentOptions};
+use crate::harness::features::Selection;
+use crate::harness::runner::{self, RunOptions, ScenarioWorld};
+use crate::report::model::{self, Status};
+pub use plan::Plan;
+pub use report::{Point, Verdict};
+
+/// Runs the exploration the arguments ask for; returns the exit code.
+pub async fn explore<W: ScenarioWorld>(args: &ExploreArgs) -> u8 {
+    match explore_inner::<W>(args).await {
+        Ok(points) => {
+            if points.iter().all(|p| p.verdict.passed()) {
+                EXIT_PASSED
+            } else {
+                EXIT_FAILED
+            }
+        }
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            EXIT_ERROR
+        }
+    }
+}
+
+async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<Vec<Point>> {
+    let paths = if args.features.is_empty() {
+        vec!["features/faults".into()]
+    } else {
+        args.features.clone()
+    };
+    let features = runner::load::<W>(&paths).map_err(|problems| {
+        anyhow::anyhow!(problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"))
+    })?;
+    let selection = Selection::new(None, Some(&args.name)).map_err(|p| anyhow::anyhow!("{p}"))?;
+    if let Some(code) = args.fail {
+        crate::harness::faults::fault_code(code).map_err(|e| anyhow::anyhow!(e))?;
+    }
+    let opts = EnvironmentOptions {
+        bundled_controller: false,
+        ..EnvironmentOptions::default()
+    };
+    let env = Arc::new(Environment::start(&opts).await?);
+    let run_opts = RunOptions {
+        concurrency: 1,
+        progress: false,
+        ..RunOptions::default()
+    };
+    let started = Instant::now();
+
+    plan::set(Some(Plan::Record));
+    let baseline =
+        runner::run_once::<W>(env.clone(), features.clone(), selection.clone(), &run_opts).await;
+    let scenario = only_scenario(&baseline)?;
+    let writes = plan::writes();
+    println!(
+        "scenario: {} ({})",
+        scenario.name,
+        report::baseline_line(scenario, writes.len())
+    );
+    if scenario.status != Status::Passed {
+        plan::set(None);
+        anyhow::bail!("the scenario fails without any fault; explore needs a passing scenario");
+    }
+    if writes.is_empty() {
+        plan::set(None);
+        anyhow::bail!(
+            "no controller write was recorded: the scenario needs the step \"the controller may crash after any of its writes\" before its action"
+        );
+    }
+    let mode = match args.fail {
+        Some(code) => format!("the controller's write failing with {code}"),
+        None => "a controller restart right after the write".to_string(),
+    };
+    println!("{} crash points: {mode}", writes.len());
+    let mut points = Vec::new();
+    for (i, write) in writes.iter().enumerate() {
+        let n = i as u64 + 1;
+        plan::set(Some(match args.fail {
+            Some(code) => Plan::FailWrite(n, code),
+            None => Plan::CrashAfter(n),
+        }));
+        let t0 = Instant::now();
+        let run =
+            runner::run_once::<W>(env.clone(), features.clone(), selection.clone(), &run_opts)
+                .await;
+        let hit = plan::writes().into_iter().next();
+        let point = Point::new(
+            n,
+            write,
+            hit.as_ref(),
+            only_scenario(&run).ok(),
+            t0.elapsed(),
+        );
+        println!("{}", point.line());
+        points.push(point);
+    }
+    plan::set(None);
+    println!("{}", report::summary(&points, started.elapsed()));
+    if let Ok(env) = Arc::try_unwrap(env) {
+        env.shutdown().await;
+    }
+    Ok(points)
+}
+
+fn only_scenario(run: &model::Run) -> anyhow::Result<&model::Scenario> {
+    let all: Vec<&model::Scenario> = run.features.iter().flat_map(|f| &f.scenarios).collect();
+    match all.as_slice() {
+        [one] => Ok(one),
+        [] => anyhow::bail!("--name selects no scenario"),
+        many => anyhow::bail!(
+            "--name selects {} scenarios ({}); it must select exactly one",
+            many.len(),
+            many.iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}

@@ -1,0 +1,111 @@
+//! Steps that inject faults through the embedded apiserver (scenarios tagged
+//! `@isolated @embedded-only`): controller restarts at exact requests,
+//! failed, delayed and cut-off requests, and the crash-point hook of
+//! `kepspec explore`.
+
+use std::time::Duration;
+
+use cucumber::{given, then, when};
+use kepspec::explore::plan;
+use kepspec::harness::faults::{self, Target};
+use kepspec::harness::runner::INPUT_ERROR;
+use kepspec::sim::faults::Selection;
+
+use super::world::KepWorld;
+
+fn input(msg: String) -> anyhow::Error {
+    anyhow::anyhow!("{INPUT_ERROR} {msg}")
+}
+
+#[given(expr = "the controller may crash after any of its writes")]
+#[when(expr = "the controller may crash after any of its writes")]
+async fn crash_points(w: &mut KepWorld) -> anyhow::Result<()> {
+    plan::crash_points(w.sc()?, "the controller may crash after any of its writes").await
+}
+
+#[given(expr = "the controller restarts right after it {word} {word} {string}")]
+#[when(expr = "the controller restarts right after it {word} {word} {string}")]
+async fn restart_after_object(
+    w: &mut KepWorld,
+    verb: String,
+    kind: String,
+    name: String,
+) -> anyhow::Result<()> {
+    let target = Target::object(&verb, &kind, &name).map_err(input)?;
+    let words = format!("the controller restarts right after it {verb} {kind} {name:?}");
+    faults::restart_after(w.sc()?, &words, &target, Selection::Nth(1)).await
+}
+
+#[given(expr = "the controller restarts right after its {word} status write")]
+#[when(expr = "the controller restarts right after its {word} status write")]
+async fn restart_after_status(w: &mut KepWorld, nth: String) -> anyhow::Result<()> {
+    let n = faults::ordinal(&nth).map_err(input)?;
+    let words = format!("the controller restarts right after its {nth} status write");
+    faults::restart_after(w.sc()?, &words, &Target::status_writes(), Selection::Nth(n)).await
+}
+
+#[given(expr = "{int}% of the controller's writes fail with code {int}")]
+#[when(expr = "{int}% of the controller's writes fail with code {int}")]
+async fn fail_fraction(w: &mut KepWorld, percent: u32, code: u16) -> anyhow::Result<()> {
+    if !(1..=100).contains(&percent) {
+        return Err(input(format!(
+            "{percent}% is not a fraction between 1% and 100%"
+        )));
+    }
+    let words = format!("{percent}% of the controller's writes fail with code {code}");
+    let select = Selection::Fraction {
+        per_mille: percent * 10,
+        seed: u64::from(code),
+    };
+    faults::fail(w.sc()?, &words, &Target::writes(), select, code)
+}
+
+#[given(expr = "the controller's {word} write fails with code {int}")]
+#[when(expr = "the controller's {word} write fails with code {int}")]
+async fn fail_nth(w: &mut KepWorld, nth: String, code: u16) -> anyhow::Result<()> {
+    let n = faults::ordinal(&nth).map_err(input)?;
+    let words = format!("the controller's {nth} write fails with code {code}");
+    faults::fail(w.sc()?, &words, &Target::writes(), Selection::Nth(n), code)
+}
+
+#[given(expr = "every {int}th write of the controller is delayed by {int} milliseconds")]
+#[when(expr = "every {int}th write of the controller is delayed by {int} milliseconds")]
+async fn delay_kth(w: &mut KepWorld, k: u64, ms: u64) -> anyhow::Result<()> {
+    if k == 0 {
+        return Err(input("every 0th write selects nothing".into()));
+    }
+    let words = format!("every {k}th write of the controller is delayed by {ms} milliseconds");
+    faults::delay(
+        w.sc()?,
+        &words,
+        &Target::writes(),
+        Selection::EveryKth(k),
+        Duration::from_millis(ms),
+    )
+}
+
+#[given(expr = "every watch of the controller is dropped after {int} milliseconds")]
+#[when(expr = "every watch of the controller is dropped after {int} milliseconds")]
+async fn drop_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
+    let words = format!("every watch of the controller is dropped after {ms} milliseconds");
+    faults::end_watches(w.sc()?, &words, Duration::from_millis(ms), false).await
+}
+
+#[given(expr = "every watch of the controller is closed with 410 after {int} milliseconds")]
+#[when(expr = "every watch of the controller is closed with 410 after {int} milliseconds")]
+async fn expire_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
+    let words = format!("every watch of the controller is closed with 410 after {ms} milliseconds");
+    faults::end_watches(w.sc()?, &words, Duration::from_millis(ms), true).await
+}
+
+#[when(expr = "the node of pod {string} goes NotReady for {int} second(s)")]
+async fn node_not_ready(w: &mut KepWorld, pod: String, secs: u64) -> anyhow::Result<()> {
+    faults::node_not_ready_for(w.sc()?, &pod, Duration::from_secs(secs))
+        .await
+        .map(|_| ())
+}
+
+#[then(expr = "every injected fault was triggered")]
+async fn all_triggered(w: &mut KepWorld) -> anyhow::Result<()> {
+    faults::check_all_triggered(w.sc()?)
+}
