@@ -42,6 +42,22 @@ pub enum Command {
     /// Rerun one scenario with a controller crash (or a failed request)
     /// after each of its writes in turn, and report which points break what.
     Explore(ExploreArgs),
+    /// Measure the embedded cluster, the controller and the harness; print a Markdown report.
+    Bench(BenchArgs),
+}
+
+/// `kepspec bench`
+#[derive(Clone, Debug, Args)]
+pub struct BenchArgs {
+    /// Fewer iterations and sizes (a smoke test of every benchmark).
+    #[arg(long)]
+    pub quick: bool,
+    /// Only these benchmarks (comma-separated names, e.g. `startup,memory`).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Also write the report to this file.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `kepspec explore`

@@ -6,8 +6,12 @@
 //! - [`controller`]: the bundled StatefulSet controller;
 //! - [`history`]: the recorder and the checks over a scenario's timeline;
 //! - [`harness`]: scenarios, waits, the runner and the main job;
-//! - [`report`]: JUnit, JSON and HTML reports.
+//! - [`report`]: JUnit, JSON and HTML reports;
+//! - [`target`]: the implementation under test as a profile;
+//! - [`explore`]: every crash point of a scenario;
+//! - [`bench`]: the benchmarks and their report.
 
+pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod controller;

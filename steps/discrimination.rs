@@ -11,7 +11,8 @@ use kepspec::controller::defects::{Defect, VARIABLE};
 /// failed scenarios' lines.
 fn run_spec(defect: Option<&str>) -> (Option<i32>, Vec<String>) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
-    cmd.args(["run", "--concurrency", "8"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.args(["run", "--concurrency", "8"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
     match defect {
         Some(d) => cmd.env(VARIABLE, d),
         None => cmd.env_remove(VARIABLE),
@@ -19,7 +20,11 @@ fn run_spec(defect: Option<&str>) -> (Option<i32>, Vec<String>) {
     match cmd.output() {
         Ok(out) => {
             let stdout = String::from_utf8_lossy(&out.stdout);
-            let failed = stdout.lines().filter(|l| l.starts_with("FAIL")).map(|l| l.trim_start_matches("FAIL ").to_string()).collect();
+            let failed = stdout
+                .lines()
+                .filter(|l| l.starts_with("FAIL"))
+                .map(|l| l.trim_start_matches("FAIL ").to_string())
+                .collect();
             (out.status.code(), failed)
         }
         Err(err) => {
@@ -37,7 +42,10 @@ fn main() -> ExitCode {
         println!("ok   the correct controller passes every scenario");
         passed += 1;
     } else {
-        println!("FAIL the correct controller fails {} scenario(s) (exit {code:?}):", failures.len());
+        println!(
+            "FAIL the correct controller fails {} scenario(s) (exit {code:?}):",
+            failures.len()
+        );
         for f in &failures {
             println!("       {f}");
         }

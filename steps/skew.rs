@@ -43,7 +43,12 @@ async fn controller_restart(w: &mut KepWorld) -> anyhow::Result<()> {
 
 #[given(expr = "a second controller replica {string} runs with feature gate {string} {switch}")]
 #[when(expr = "a second controller replica {string} starts with feature gate {string} {switch}")]
-async fn second_replica(w: &mut KepWorld, identity: String, gate: String, on: Switch) -> anyhow::Result<()> {
+async fn second_replica(
+    w: &mut KepWorld,
+    identity: String,
+    gate: String,
+    on: Switch,
+) -> anyhow::Result<()> {
     staging::add_replica(w.sc()?, &identity, Some((&gate, on.0))).await
 }
 

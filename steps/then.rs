@@ -304,8 +304,20 @@ async fn claim_field(
 }
 
 #[then(expr = "the StatefulSet {string} has {string} set to {string}")]
-async fn set_field(w: &mut KepWorld, set: String, pointer: String, value: String) -> anyhow::Result<()> {
-    checks::field_is(w.sc()?, kepspec::history::Kind::StatefulSet, &set, &pointer, &value).await
+async fn set_field(
+    w: &mut KepWorld,
+    set: String,
+    pointer: String,
+    value: String,
+) -> anyhow::Result<()> {
+    checks::field_is(
+        w.sc()?,
+        kepspec::history::Kind::StatefulSet,
+        &set,
+        &pointer,
+        &value,
+    )
+    .await
 }
 
 #[then(expr = "the StatefulSet {string} has {string} unset")]

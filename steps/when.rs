@@ -27,7 +27,12 @@ async fn change_cpu(w: &mut KepWorld, set: String, cpu: String) -> anyhow::Resul
 }
 
 #[when(expr = "the annotation {string} of the pods of {string} is set to {string}")]
-async fn template_annotation(w: &mut KepWorld, key: String, set: String, value: String) -> anyhow::Result<()> {
+async fn template_annotation(
+    w: &mut KepWorld,
+    key: String,
+    set: String,
+    value: String,
+) -> anyhow::Result<()> {
     let patch = serde_json::json!({ "spec": { "template": { "metadata": { "annotations": { key: value } } } } });
     Ok(w.sc()?.patch_set(&set, patch).await?)
 }

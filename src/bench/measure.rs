@@ -75,7 +75,7 @@ pub fn duration(d: Duration) -> String {
 pub fn round(d: Duration) -> String {
     if d.subsec_nanos() == 0 {
         format!("{} s", d.as_secs())
-    } else if d.as_nanos() % 1_000_000 == 0 {
+    } else if d.as_nanos().is_multiple_of(1_000_000) {
         format!("{} ms", d.as_millis())
     } else {
         duration(d)

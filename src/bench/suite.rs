@@ -15,9 +15,9 @@ const GOAL: Duration = Duration::from_secs(60);
 /// The suite is stopped after this long.
 const DEADLINE: Duration = Duration::from_secs(600);
 
-/// Runs `kepspec run` from the current directory with a built binary (a
-/// release build preferred); skipped in quick mode or when there is no
-/// binary or no `features/` directory here.
+/// Runs `kepspec run` from the current directory with this kepspec binary
+/// or a built one (a release build preferred); skipped in quick mode or
+/// when there is no binary or no `features/` directory here.
 pub async fn wall_time(mode: Mode) -> anyhow::Result<Section> {
     let mut s = Section::new("suite", "Full specification wall time");
     let what = "`kepspec run` (every feature)";
@@ -33,8 +33,9 @@ pub async fn wall_time(mode: Mode) -> anyhow::Result<Section> {
     let Some(binary) = find_binary() else {
         s.row(Row::skipped(what, "no built kepspec binary"));
         s.note(
-            "Looked for release/kepspec and debug/kepspec under $CARGO_TARGET_DIR and \
-             ./target; build one with `cargo build --release`.",
+            "Looked for this process (when it is kepspec), then release/kepspec and \
+             debug/kepspec under $CARGO_TARGET_DIR and ./target; build one with \
+             `cargo build --release`.",
         );
         return Ok(s);
     };
@@ -81,26 +82,38 @@ pub async fn wall_time(mode: Mode) -> anyhow::Result<Section> {
         "Binary: `{}` ({}), run from the current directory with default options: the \
          embedded cluster and the bundled controller in-process.",
         binary.display(),
-        if binary.components().any(|c| c.as_os_str() == "release") {
-            "release build"
-        } else {
-            "debug build"
-        }
+        profile_of(&binary)
     ));
     Ok(s)
 }
 
-/// The first existing kepspec binary among the usual build locations.
+/// The binary to run: this process when it is kepspec itself, otherwise the
+/// first existing kepspec binary among the usual build locations.
 fn find_binary() -> Option<PathBuf> {
+    let this = std::env::current_exe()
+        .ok()
+        .filter(|p| p.file_name().is_some_and(|n| n == "kepspec"));
     let mut dirs = Vec::new();
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         dirs.push(PathBuf::from(dir));
     }
     dirs.push(PathBuf::from("target"));
-    ["release", "debug"]
+    let built = ["release", "debug"]
         .iter()
-        .flat_map(|profile| dirs.iter().map(move |d| d.join(profile).join("kepspec")))
-        .find(|p| p.is_file())
+        .flat_map(|profile| dirs.iter().map(move |d| d.join(profile).join("kepspec")));
+    this.into_iter().chain(built).find(|p| p.is_file())
+}
+
+/// The build profile a binary's path suggests.
+fn profile_of(binary: &Path) -> &'static str {
+    let has = |name: &str| binary.components().any(|c| c.as_os_str() == name);
+    if has("release") {
+        "release build"
+    } else if has("debug") {
+        "debug build"
+    } else {
+        "build profile unknown"
+    }
 }
 
 /// The last non-empty line of `text`.
@@ -119,5 +132,18 @@ mod tests {
             Some("51 passed, 0 failed")
         );
         assert_eq!(closing_line(" \n"), None);
+    }
+
+    #[test]
+    fn the_profile_comes_from_the_path() {
+        assert_eq!(
+            profile_of(Path::new("target/release/kepspec")),
+            "release build"
+        );
+        assert_eq!(profile_of(Path::new("/t/debug/kepspec")), "debug build");
+        assert_eq!(
+            profile_of(Path::new("/usr/bin/kepspec")),
+            "build profile unknown"
+        );
     }
 }

@@ -373,19 +373,37 @@ mod tests {
         use clap::Parser as _;
         use serde::Deserialize as _;
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(root.join("clusters/manifests/controller.yaml")).unwrap();
+        let text =
+            std::fs::read_to_string(root.join("clusters/manifests/controller.yaml")).unwrap();
         let docs: Vec<serde_json::Value> = serde_yaml_ng::Deserializer::from_str(&text)
             .map(|d| serde_json::Value::deserialize(d).unwrap())
             .collect();
         let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
         assert_eq!(
             kinds,
-            vec!["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"]
+            vec![
+                "Namespace",
+                "ServiceAccount",
+                "ClusterRole",
+                "ClusterRoleBinding",
+                "Role",
+                "RoleBinding",
+                "Deployment"
+            ]
         );
         let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
         let container = &deployment["spec"]["template"]["spec"]["containers"][0];
-        let args: Vec<&str> = container["args"].as_array().unwrap().iter().filter_map(|a| a.as_str()).collect();
-        let cli = crate::cli::Cli::try_parse_from(["kepspec", "controller"].into_iter().chain(args.iter().copied()));
+        let args: Vec<&str> = container["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a.as_str())
+            .collect();
+        let cli = crate::cli::Cli::try_parse_from(
+            ["kepspec", "controller"]
+                .into_iter()
+                .chain(args.iter().copied()),
+        );
         assert!(cli.is_ok(), "{:?}", cli.err());
         // The image's entrypoint is `kepspec controller` (clusters/Dockerfile).
         let dockerfile = std::fs::read_to_string(root.join("clusters/Dockerfile")).unwrap();

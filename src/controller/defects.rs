@@ -74,8 +74,14 @@ impl Defect {
         ("ignore-partition", Defect::IgnorePartition),
         ("no-predecessor-wait", Defect::NoPredecessorWait),
         ("ignore-recreate-gate", Defect::IgnoreRecreateGate),
-        ("ignore-max-unavailable-gate", Defect::IgnoreMaxUnavailableGate),
-        ("rolling-update-as-recreate", Defect::RollingUpdateAsRecreate),
+        (
+            "ignore-max-unavailable-gate",
+            Defect::IgnoreMaxUnavailableGate,
+        ),
+        (
+            "rolling-update-as-recreate",
+            Defect::RollingUpdateAsRecreate,
+        ),
         ("keep-failed-pods", Defect::KeepFailedPods),
         ("resume-deletes-claims", Defect::ResumeDeletesClaims),
     ];
@@ -89,24 +95,42 @@ impl Defect {
 impl FromStr for Defect {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Defect::ALL.iter().find(|(n, _)| *n == s).map(|(_, d)| *d).ok_or_else(|| format!("unknown defect {s:?}"))
+        Defect::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| format!("unknown defect {s:?}"))
     }
 }
 
 fn is_recreate(set: &StatefulSet) -> bool {
-    set.spec.update_strategy.as_ref().and_then(|u| u.type_.as_deref()) == Some("Recreate")
+    set.spec
+        .update_strategy
+        .as_ref()
+        .and_then(|u| u.type_.as_deref())
+        == Some("Recreate")
 }
 
 /// Distorts what the controller sees.
-pub fn distort_input(defect: Defect, set: &mut StatefulSet, pods_seen: &mut Vec<Pod>, gates: &mut ControllerGates) {
-    let update_revision = set.status.as_ref().and_then(|s| s.update_revision.clone()).unwrap_or_default();
+pub fn distort_input(
+    defect: Defect,
+    set: &mut StatefulSet,
+    pods_seen: &mut Vec<Pod>,
+    gates: &mut ControllerGates,
+) {
+    let update_revision = set
+        .status
+        .as_ref()
+        .and_then(|s| s.update_revision.clone())
+        .unwrap_or_default();
     let end = pods::start_ordinal(set) + pods::spec_replicas(set);
     let recreate = is_recreate(set);
     let spec = &mut set.spec;
     match defect {
         Defect::CreateBeforeGone => {
             // Terminating pods of another revision look gone.
-            pods_seen.retain(|p| !(pods::is_terminating(p) && pods::pod_revision(p) != update_revision));
+            pods_seen
+                .retain(|p| !(pods::is_terminating(p) && pods::pod_revision(p) != update_revision));
         }
         Defect::SkipOrphans => {
             if recreate {
@@ -114,15 +138,22 @@ pub fn distort_input(defect: Defect, set: &mut StatefulSet, pods_seen: &mut Vec<
             }
         }
         Defect::BudgetOffByOne => {
-            if let Some(IntOrString::Int(n)) =
-                spec.update_strategy.as_mut().and_then(|u| u.rolling_update.as_mut()).and_then(|r| r.max_unavailable.as_mut())
+            if let Some(IntOrString::Int(n)) = spec
+                .update_strategy
+                .as_mut()
+                .and_then(|u| u.rolling_update.as_mut())
+                .and_then(|r| r.max_unavailable.as_mut())
             {
                 *n += 1i32;
             }
         }
         Defect::IgnoreMinReadySeconds => spec.min_ready_seconds = Some(0),
         Defect::IgnorePartition => {
-            if let Some(r) = spec.update_strategy.as_mut().and_then(|u| u.rolling_update.as_mut()) {
+            if let Some(r) = spec
+                .update_strategy
+                .as_mut()
+                .and_then(|u| u.rolling_update.as_mut())
+            {
                 r.partition = Some(0);
             }
         }
@@ -152,16 +183,28 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
         Defect::OneAtATimeRecreate => {
             let mut allowed = !pods_seen.iter().any(pods::is_terminating);
             plan.actions.retain(|a| match a {
-                Action::DeletePod { reason: DeleteReason::Recreate, .. } => std::mem::replace(&mut allowed, false),
+                Action::DeletePod {
+                    reason: DeleteReason::Recreate,
+                    ..
+                } => std::mem::replace(&mut allowed, false),
                 _ => true,
             });
         }
         Defect::NoRecreateStartedEvent => {
-            plan.actions.retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
+            plan.actions
+                .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
         }
         Defect::NoProgressingCondition => plan.status.conditions = None,
         Defect::KeepFailedPods => {
-            plan.actions.retain(|a| !matches!(a, Action::DeletePod { reason: DeleteReason::Failed, .. }));
+            plan.actions.retain(|a| {
+                !matches!(
+                    a,
+                    Action::DeletePod {
+                        reason: DeleteReason::Failed,
+                        ..
+                    }
+                )
+            });
         }
         _ => {}
     }
@@ -184,7 +227,11 @@ pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<S
             _ => None,
         })
         .collect();
-    claims.iter().filter(|c| deleted.iter().any(|p| c.ends_with(&format!("-{p}")))).cloned().collect()
+    claims
+        .iter()
+        .filter(|c| deleted.iter().any(|p| c.ends_with(&format!("-{p}"))))
+        .cloned()
+        .collect()
 }
 
 /// State for [`Defect::ResumeDeletesClaims`]: which controller start (the
@@ -215,7 +262,9 @@ mod resume {
     /// Notes a sync; on the first one of this set by this start, remembers
     /// the pods seen running.
     pub fn note_sync(set: &StatefulSet, pods_seen: &[Pod]) {
-        let Some(task) = tokio::task::try_id() else { return };
+        let Some(task) = tokio::task::try_id() else {
+            return;
+        };
         let key = format!(
             "{}/{}",
             set.metadata.namespace.as_deref().unwrap_or_default(),
@@ -230,12 +279,16 @@ mod resume {
             .filter(|p| !pods::is_terminating(p))
             .filter_map(|p| p.metadata.name.clone())
             .collect();
-        lock(&RESUMED).get_or_insert_with(HashMap::new).insert(task, running);
+        lock(&RESUMED)
+            .get_or_insert_with(HashMap::new)
+            .insert(task, running);
     }
 
     /// The claims of pods not seen running at the first sync after a start.
     pub fn leftover_claims(claims: &[String]) -> Vec<String> {
-        let Some(task) = tokio::task::try_id() else { return Vec::new() };
+        let Some(task) = tokio::task::try_id() else {
+            return Vec::new();
+        };
         let Some(running) = lock(&RESUMED).as_mut().and_then(|r| r.remove(&task)) else {
             return Vec::new();
         };

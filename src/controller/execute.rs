@@ -91,7 +91,11 @@ pub async fn perform(
     Ok(outcome)
 }
 
-async fn write_status(target: &Target<'_>, status: &serde_json::Value) -> Result<u64, ActionError> {
+/// Writes a status (a merge patch of the whole status).
+pub async fn write_status(
+    target: &Target<'_>,
+    status: &serde_json::Value,
+) -> Result<u64, ActionError> {
     let api: Api<DynamicObject> = Api::namespaced_with(
         target.client.clone(),
         &target.regarding.namespace,
@@ -346,4 +350,59 @@ async fn pod_or_claim_event(
 
 fn name_of(rev: &ControllerRevision) -> String {
     rev.metadata.name.clone().unwrap_or_default()
+}
+
+/// The status of a set the controller cannot act on: the observed status
+/// with `Progressing` False, reason `InvalidSpec`, and why.
+pub fn invalid_spec_status(
+    observed: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
+    generation: Option<i64>,
+    why: &str,
+) -> serde_json::Value {
+    let mut status =
+        serde_json::to_value(observed.cloned().unwrap_or_default()).unwrap_or(json!({}));
+    let unchanged = observed
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c.type_.as_deref() == Some("Progressing"))
+        })
+        .filter(|c| {
+            c.status.as_deref() == Some("False")
+                && c.reason.as_deref() == Some("InvalidSpec")
+                && c.message.as_deref() == Some(why)
+        });
+    let since = unchanged
+        .map(|c| c.last_transition_time.clone())
+        .unwrap_or_else(|| {
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                jiff::Timestamp::now(),
+            ))
+        });
+    status["observedGeneration"] = json!(generation);
+    status["conditions"] = json!([{
+        "type": "Progressing",
+        "status": "False",
+        "reason": "InvalidSpec",
+        "message": why,
+        "lastTransitionTime": since,
+    }]);
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_spec_is_reported_in_the_progressing_condition() {
+        let s = invalid_spec_status(None, Some(3), "selector does not match template labels");
+        assert_eq!(s["observedGeneration"], 3);
+        assert_eq!(s["conditions"][0]["status"], "False");
+        assert_eq!(s["conditions"][0]["reason"], "InvalidSpec");
+        assert_eq!(
+            s["conditions"][0]["message"],
+            "selector does not match template labels"
+        );
+    }
 }

@@ -347,7 +347,10 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
     if let Some(d) = defect {
         super::defects::distort_input(d, &mut typed, &mut pods, &mut gates);
     }
-    let kind = (ctx.opts.resource.api_version.as_str(), ctx.opts.resource.kind.as_str());
+    let kind = (
+        ctx.opts.resource.api_version.as_str(),
+        ctx.opts.resource.kind.as_str(),
+    );
     for p in pods.iter_mut() {
         vendor::retarget(&mut p.metadata, &uid, kind, vendor::APPS_V1);
     }
@@ -379,6 +382,18 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
                 &err.to_string(),
             )
             .await;
+            // ...and in the status, where `kubectl describe` shows it.
+            let status = execute::invalid_spec_status(
+                typed.status.as_ref(),
+                set.metadata.generation,
+                &err.to_string(),
+            );
+            let target = Target {
+                client: &ctx.client,
+                resource: &ctx.opts.resource,
+                regarding,
+            };
+            execute::write_status(&target, &status).await?;
             return Ok(Requeue::await_change());
         }
     };
@@ -390,7 +405,10 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
     #[cfg(feature = "defects")]
     if let Some(d) = defect {
         super::defects::distort_plan(d, &mut plan, &pods);
-        let names: Vec<String> = claims.iter().filter_map(|c| c.metadata.name.clone()).collect();
+        let names: Vec<String> = claims
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
         for claim in super::defects::claims_to_delete(d, &plan, &names) {
             let api: Api<PersistentVolumeClaim> = Api::namespaced(ctx.client.clone(), &ns);
             let _ = api.delete(&claim, &Default::default()).await;

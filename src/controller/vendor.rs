@@ -36,7 +36,9 @@ pub fn retarget_plan(plan: &mut Plan, uid: &str, from: (&str, &str), to: (&str, 
     for action in plan.actions.iter_mut() {
         match action {
             Action::CreateRevision(r) => retarget(&mut r.metadata, uid, from, to),
-            Action::CreateClaim { claim, .. } | Action::UpdateClaim(claim) => retarget(&mut claim.metadata, uid, from, to),
+            Action::CreateClaim { claim, .. } | Action::UpdateClaim(claim) => {
+                retarget(&mut claim.metadata, uid, from, to)
+            }
             Action::CreatePod(p) | Action::UpdatePod(p) => retarget(&mut p.metadata, uid, from, to),
             _ => {}
         }
@@ -59,10 +61,18 @@ mod tests {
             ..OwnerReference::default()
         };
         let mut meta = ObjectMeta {
-            owner_references: Some(vec![owner("u1", "apps.kruise.io/v1beta1", "StatefulSet"), owner("u2", "apps.kruise.io/v1beta1", "StatefulSet")]),
+            owner_references: Some(vec![
+                owner("u1", "apps.kruise.io/v1beta1", "StatefulSet"),
+                owner("u2", "apps.kruise.io/v1beta1", "StatefulSet"),
+            ]),
             ..ObjectMeta::default()
         };
-        retarget(&mut meta, "u1", ("apps.kruise.io/v1beta1", "StatefulSet"), APPS_V1);
+        retarget(
+            &mut meta,
+            "u1",
+            ("apps.kruise.io/v1beta1", "StatefulSet"),
+            APPS_V1,
+        );
         let refs = meta.owner_references.unwrap();
         assert_eq!(refs[0].api_version, "apps/v1");
         assert_eq!(refs[1].api_version, "apps.kruise.io/v1beta1");

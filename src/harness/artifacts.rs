@@ -18,11 +18,26 @@ pub fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
         serde_yaml_ng::to_string(&doc).map_err(std::io::Error::other)
     };
     let files = [
-        ("statefulsets.yaml", list(state.sets.values().map(|e| &e.object).collect())?),
-        ("pods.yaml", list(state.pods.values().map(|p| &p.entry.object).collect())?),
-        ("persistentvolumeclaims.yaml", list(state.claims.values().map(|e| &e.object).collect())?),
-        ("controllerrevisions.yaml", list(state.revisions.values().map(|e| &e.object).collect())?),
-        ("events.yaml", list(state.events.values().map(|e| &e.object).collect())?),
+        (
+            "statefulsets.yaml",
+            list(state.sets.values().map(|e| &e.object).collect())?,
+        ),
+        (
+            "pods.yaml",
+            list(state.pods.values().map(|p| &p.entry.object).collect())?,
+        ),
+        (
+            "persistentvolumeclaims.yaml",
+            list(state.claims.values().map(|e| &e.object).collect())?,
+        ),
+        (
+            "controllerrevisions.yaml",
+            list(state.revisions.values().map(|e| &e.object).collect())?,
+        ),
+        (
+            "events.yaml",
+            list(state.events.values().map(|e| &e.object).collect())?,
+        ),
     ];
     for (name, text) in files {
         std::fs::write(dir.join(name), text)?;
@@ -43,10 +58,19 @@ mod tests {
         b.at(1.0).delete_pod("web-1");
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &b.build()).unwrap();
-        let pods: serde_json::Value =
-            serde_yaml_ng::from_str(&std::fs::read_to_string(dir.path().join("pods.yaml")).unwrap()).unwrap();
-        let names: Vec<&str> = pods["items"].as_array().unwrap().iter().filter_map(|p| p["metadata"]["name"].as_str()).collect();
+        let pods: serde_json::Value = serde_yaml_ng::from_str(
+            &std::fs::read_to_string(dir.path().join("pods.yaml")).unwrap(),
+        )
+        .unwrap();
+        let names: Vec<&str> = pods["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["metadata"]["name"].as_str())
+            .collect();
         assert_eq!(names, vec!["web-0"]);
-        assert!(std::fs::read_to_string(dir.path().join("timeline.txt")).unwrap().contains("web-1"));
+        assert!(std::fs::read_to_string(dir.path().join("timeline.txt"))
+            .unwrap()
+            .contains("web-1"));
     }
 }

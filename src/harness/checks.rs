@@ -95,7 +95,10 @@ pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result
         anyhow::bail!("{set} had no pods before the first change; nothing to check");
     }
     let mut pending: Vec<&str> = old.iter().map(String::as_str).collect();
-    let uids: Vec<String> = state_before(&t, from).pods_of(set).map(|p| p.uid().to_string()).collect();
+    let uids: Vec<String> = state_before(&t, from)
+        .pods_of(set)
+        .map(|p| p.uid().to_string())
+        .collect();
     for e in t
         .entries()
         .iter()
@@ -106,10 +109,15 @@ pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result
         }
         if e.change == Change::Deleted && !pending.is_empty() {
             let breach = Breach::new(
-                format!("{} was gone while {} had not been deleted yet", e.name, pending.join(", ")),
+                format!(
+                    "{} was gone while {} had not been deleted yet",
+                    e.name,
+                    pending.join(", ")
+                ),
                 pending.iter().map(|s| s.to_string()).collect(),
             );
-            let violation = Violation::at_entry(&t, &clauses::recreate_deletes_all(), e.seq, breach);
+            let violation =
+                Violation::at_entry(&t, &clauses::recreate_deletes_all(), e.seq, breach);
             return keep(sc, Err(violation));
         }
     }
@@ -513,14 +521,22 @@ pub async fn field_is(
 }
 
 /// Checks that a field of the latest state of an object is absent.
-pub async fn field_unset(sc: &mut Scenario, kind: Kind, name: &str, pointer: &str) -> anyhow::Result<()> {
+pub async fn field_unset(
+    sc: &mut Scenario,
+    kind: Kind,
+    name: &str,
+    pointer: &str,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     if latest(&t, kind, name).is_none() {
         anyhow::bail!("{} {name} was not observed", kind.word());
     }
     match field(&t, kind, name, pointer) {
         None => Ok(()),
-        Some(v) => anyhow::bail!("{} {name}: {pointer} is {v:?}, expected it unset", kind.word()),
+        Some(v) => anyhow::bail!(
+            "{} {name}: {pointer} is {v:?}, expected it unset",
+            kind.word()
+        ),
     }
 }
 

@@ -93,10 +93,22 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
     for file in files {
         let f = super::features::parse(file)?;
         let cite = citation(f.description.as_deref().unwrap_or_default());
-        for sc in f.scenarios.iter().chain(f.rules.iter().flat_map(|r| r.scenarios.iter())) {
-            let tags: Vec<String> = f.tags.iter().chain(sc.tags.iter()).map(|t| format!("`@{t}`")).collect();
+        for sc in f
+            .scenarios
+            .iter()
+            .chain(f.rules.iter().flat_map(|r| r.scenarios.iter()))
+        {
+            let tags: Vec<String> = f
+                .tags
+                .iter()
+                .chain(sc.tags.iter())
+                .map(|t| format!("`@{t}`"))
+                .collect();
             let text = file.display().to_string();
-            let name = text.split_once("features/").map(|(_, rest)| rest.to_string()).unwrap_or(text.clone());
+            let name = text
+                .split_once("features/")
+                .map(|(_, rest)| rest.to_string())
+                .unwrap_or(text.clone());
             out.push_str(&format!(
                 "| {}:{} | {} | {} | {} |\n",
                 name,
@@ -229,14 +241,23 @@ pub async fn controller(args: &ControllerArgs) -> u8 {
         token.cancel();
     });
     let metrics = controller::metrics::Metrics::default();
-    match controller::metrics::serve(args.metrics_bind_address, metrics.clone(), stop.clone()).await {
+    match controller::metrics::serve(args.metrics_bind_address, metrics.clone(), stop.clone()).await
+    {
         Ok(addr) => eprintln!("metrics on http://{addr}/metrics"),
         Err(err) => {
-            eprintln!("error: cannot serve metrics on {}: {err:#}", args.metrics_bind_address);
+            eprintln!(
+                "error: cannot serve metrics on {}: {err:#}",
+                args.metrics_bind_address
+            );
             return EXIT_ERROR;
         }
     }
-    let opts = ControllerOptions { gates, namespace: args.namespace.clone(), metrics, ..ControllerOptions::default() };
+    let opts = ControllerOptions {
+        gates,
+        namespace: args.namespace.clone(),
+        metrics,
+        ..ControllerOptions::default()
+    };
     let result = if args.leader_elect {
         let identity = std::env::var("POD_NAME")
             .or_else(|_| std::env::var("HOSTNAME"))
@@ -269,6 +290,36 @@ pub async fn controller(args: &ControllerArgs) -> u8 {
     }
 }
 
+/// `kepspec bench`: the benchmarks, as a Markdown report; exit 1 when a goal
+/// is missed, 2 when a benchmark name is unknown.
+pub async fn bench(args: &crate::cli::BenchArgs) -> u8 {
+    let opts = crate::bench::BenchOptions {
+        quick: args.quick,
+        only: args.only.clone(),
+    };
+    match crate::bench::run(opts).await {
+        Ok(report) => {
+            let text = report.to_markdown();
+            print!("{text}");
+            if let Some(path) = &args.out {
+                if let Err(err) = std::fs::write(path, &text) {
+                    eprintln!("error: cannot write {}: {err}", path.display());
+                    return EXIT_ERROR;
+                }
+            }
+            if report.problems().is_empty() {
+                EXIT_PASSED
+            } else {
+                EXIT_FAILED
+            }
+        }
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            EXIT_ERROR
+        }
+    }
+}
+
 /// Ctrl-C or SIGTERM (what a Deployment's pod gets when it is stopped).
 async fn shutdown_signal() {
     let term = async {
@@ -292,10 +343,15 @@ mod tests {
     #[test]
     fn citations_are_the_cited_sections() {
         assert_eq!(
-            citation("KEP-3541, \"Proposed Recreate Strategy Algorithm\": when the\n  template changes"),
+            citation(
+                "KEP-3541, \"Proposed Recreate Strategy Algorithm\": when the\n  template changes"
+            ),
             "KEP-3541, \"Proposed Recreate Strategy Algorithm\""
         );
-        assert_eq!(citation("Kubernetes issue #137409 (v1.35): pods"), "Kubernetes issue #137409 (v1.35)");
+        assert_eq!(
+            citation("Kubernetes issue #137409 (v1.35): pods"),
+            "Kubernetes issue #137409 (v1.35)"
+        );
     }
 
     #[test]
@@ -309,6 +365,10 @@ mod tests {
             .skip(2)
             .filter(|row| !readme.contains(*row))
             .collect();
-        assert!(missing.is_empty(), "README.md lacks these rows of `kepspec list --markdown`:\n{}", missing.join("\n"));
+        assert!(
+            missing.is_empty(),
+            "README.md lacks these rows of `kepspec list --markdown`:\n{}",
+            missing.join("\n")
+        );
     }
 }

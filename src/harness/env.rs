@@ -97,7 +97,9 @@ pub struct Environment {
 
 impl std::fmt::Debug for Environment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Environment").field("embedded", &self.embedded.is_some()).finish()
+        f.debug_struct("Environment")
+            .field("embedded", &self.embedded.is_some())
+            .finish()
     }
 }
 
@@ -115,7 +117,10 @@ impl Environment {
     /// Starts what the options ask for.
     pub async fn start(opts: &EnvironmentOptions) -> anyhow::Result<Self> {
         let (config, embedded) = if opts.embedded {
-            let cfg = ClusterConfig { gates: opts.apiserver_gates.clone(), ..ClusterConfig::default() };
+            let cfg = ClusterConfig {
+                gates: opts.apiserver_gates.clone(),
+                ..ClusterConfig::default()
+            };
             let cluster = EmbeddedCluster::start(cfg).await?;
             if let Some(path) = &opts.write_kubeconfig {
                 cluster.write_kubeconfig(path)?;
@@ -124,8 +129,9 @@ impl Environment {
         } else {
             let config = match &opts.kubeconfig {
                 Some(path) => {
-                    let kc = kube::config::Kubeconfig::read_from(path)
-                        .map_err(|e| anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display()))?;
+                    let kc = kube::config::Kubeconfig::read_from(path).map_err(|e| {
+                        anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display())
+                    })?;
                     kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?
                 }
                 None => kube::Config::infer().await?,
@@ -145,7 +151,13 @@ impl Environment {
                 // On a real cluster the profile's install commands did this.
             } else {
                 let crds = opts.profile.crds(&opts.root)?;
-                standin::install_crds(&client, &crds, &opts.profile.api_resource(), Duration::from_secs(10)).await?;
+                standin::install_crds(
+                    &client,
+                    &crds,
+                    &opts.profile.api_resource(),
+                    Duration::from_secs(10),
+                )
+                .await?;
             }
         }
         let env = Self {
@@ -168,15 +180,22 @@ impl Environment {
 
     /// An environment of its own for one scenario: a fresh embedded cluster
     /// and one controller replica campaigning for the lease.
-    pub async fn isolated(apiserver: ApiGates, controller: ControllerGates) -> anyhow::Result<Self> {
+    pub async fn isolated(
+        apiserver: ApiGates,
+        controller: ControllerGates,
+    ) -> anyhow::Result<Self> {
         let opts = EnvironmentOptions {
             apiserver_gates: apiserver,
             bundled_controller: false,
             ..EnvironmentOptions::default()
         };
         let env = Self::start(&opts).await?;
-        env.start_replica(ReplicaSpec { identity: "controller-1".into(), gates: controller, leader_election: true })
-            .await?;
+        env.start_replica(ReplicaSpec {
+            identity: "controller-1".into(),
+            gates: controller,
+            leader_election: true,
+        })
+        .await?;
         Ok(env)
     }
 
@@ -184,7 +203,10 @@ impl Environment {
     pub async fn start_replica(&self, spec: ReplicaSpec) -> anyhow::Result<()> {
         let mut config = self.config.clone();
         let agent = format!("{CONTROLLER_AGENT}/{}", spec.identity);
-        config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_str(&agent)?));
+        config.headers.push((
+            http::header::USER_AGENT,
+            http::HeaderValue::from_str(&agent)?,
+        ));
         let client = Client::try_from(config)?;
         let stop = CancellationToken::new();
         let opts = ControllerOptions {
@@ -243,22 +265,44 @@ impl Environment {
     }
 
     /// Restarts a replica with other gates (same identity, same election).
-    pub async fn restart_replica(&self, identity: &str, gates: ControllerGates) -> anyhow::Result<()> {
-        let spec = self.replicas.lock().await.get(identity).map(|r| r.spec.clone());
-        let spec = spec.ok_or_else(|| anyhow::anyhow!("no controller replica named {identity:?} is running"))?;
+    pub async fn restart_replica(
+        &self,
+        identity: &str,
+        gates: ControllerGates,
+    ) -> anyhow::Result<()> {
+        let spec = self
+            .replicas
+            .lock()
+            .await
+            .get(identity)
+            .map(|r| r.spec.clone());
+        let spec = spec.ok_or_else(|| {
+            anyhow::anyhow!("no controller replica named {identity:?} is running")
+        })?;
         self.stop_replica(identity).await;
         self.start_replica(ReplicaSpec { gates, ..spec }).await
     }
 
     /// The running replicas.
     pub async fn replicas(&self) -> Vec<ReplicaSpec> {
-        self.replicas.lock().await.values().map(|r| r.spec.clone()).collect()
+        self.replicas
+            .lock()
+            .await
+            .values()
+            .map(|r| r.spec.clone())
+            .collect()
     }
 
     /// The holder of the controllers' lease, if any.
     pub async fn lease_holder(&self) -> Option<String> {
-        let api: kube::Api<k8s_openapi::api::coordination::v1::Lease> = kube::Api::namespaced(self.client.clone(), LEASE.0);
-        api.get_opt(LEASE.1).await.ok().flatten()?.spec?.holder_identity
+        let api: kube::Api<k8s_openapi::api::coordination::v1::Lease> =
+            kube::Api::namespaced(self.client.clone(), LEASE.0);
+        api.get_opt(LEASE.1)
+            .await
+            .ok()
+            .flatten()?
+            .spec?
+            .holder_identity
     }
 
     /// Stops every controller replica.

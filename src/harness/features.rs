@@ -117,7 +117,8 @@ fn stray_line(text: &str) -> Option<(usize, &str)> {
             in_docstring = !in_docstring;
             continue;
         }
-        let neutral = l.is_empty() || l.starts_with('#') || l.starts_with('@') || l.starts_with('|');
+        let neutral =
+            l.is_empty() || l.starts_with('#') || l.starts_with('@') || l.starts_with('|');
         if in_docstring || neutral {
             continue;
         }
@@ -169,7 +170,12 @@ impl Selection {
                 })
             })
             .transpose()?;
-        Ok(Self { tags, name, shard: None, skipped: Default::default() })
+        Ok(Self {
+            tags,
+            name,
+            shard: None,
+            skipped: Default::default(),
+        })
     }
 
     /// The key of a scenario: `features/x.feature:12`.
@@ -179,21 +185,40 @@ impl Selection {
     }
 
     /// Whether the tags, name and shard select a scenario (skips aside).
-    pub fn selects(&self, feature: &gherkin::Feature, rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario) -> bool {
+    pub fn selects(
+        &self,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+    ) -> bool {
         let tags: Vec<&String> = feature
             .tags
             .iter()
             .chain(rule.iter().flat_map(|r| r.tags.iter()))
             .chain(scenario.tags.iter())
             .collect();
-        self.tags.as_ref().is_none_or(|op| op.eval(tags.iter().map(|t| t.as_str())))
-            && self.name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
-            && self.shard.as_ref().is_none_or(|s| s.contains(&Self::key(feature, scenario)))
+        self.tags
+            .as_ref()
+            .is_none_or(|op| op.eval(tags.iter().map(|t| t.as_str())))
+            && self
+                .name
+                .as_ref()
+                .is_none_or(|re| re.is_match(&scenario.name))
+            && self
+                .shard
+                .as_ref()
+                .is_none_or(|s| s.contains(&Self::key(feature, scenario)))
     }
 
     /// Whether a scenario runs: selected and not skipped.
-    pub fn accepts(&self, feature: &gherkin::Feature, rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario) -> bool {
-        self.selects(feature, rule, scenario) && !self.skipped.contains_key(&Self::key(feature, scenario))
+    pub fn accepts(
+        &self,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+    ) -> bool {
+        self.selects(feature, rule, scenario)
+            && !self.skipped.contains_key(&Self::key(feature, scenario))
     }
 }
 
@@ -254,12 +279,22 @@ where
     W: cucumber::codegen::WorldInventory,
 {
     use cucumber::codegen::{inventory, StepConstructor};
-    let all_steps: Vec<&gherkin::Step> = features.iter().flat_map(|f| steps_of(f).into_iter().map(|(s, _)| s)).collect();
+    let all_steps: Vec<&gherkin::Step> = features
+        .iter()
+        .flat_map(|f| steps_of(f).into_iter().map(|(s, _)| s))
+        .collect();
     let mut out = Vec::new();
     let mut check = |ty: gherkin::StepType, loc: cucumber::step::Location, re: regex::Regex| {
-        if !all_steps.iter().any(|s| s.ty == ty && re.is_match(&s.value)) {
+        if !all_steps
+            .iter()
+            .any(|s| s.ty == ty && re.is_match(&s.value))
+        {
             let path = loc.path.replace("src/../", "");
-            out.push(format!("{path}:{}: unused {ty:?} step `{}`", loc.line, re.as_str()));
+            out.push(format!(
+                "{path}:{}: unused {ty:?} step `{}`",
+                loc.line,
+                re.as_str()
+            ));
         }
     };
     for s in inventory::iter::<W::Given> {
@@ -297,7 +332,10 @@ mod tests {
         .unwrap();
         let err = parse(&path).unwrap_err();
         assert!(err.place.ends_with("bad.feature:4"), "{err}");
-        assert!(err.message.contains("`Nonsense here` is not a step"), "{err}");
+        assert!(
+            err.message.contains("`Nonsense here` is not a step"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -323,4 +361,3 @@ mod tests {
         assert!(err.message.contains("no such file"));
     }
 }
-

@@ -77,14 +77,26 @@ async fn cluster_facts(env: &Environment) -> ClusterFacts {
         Ok(spec) => FeatureGates::parse(&spec).unwrap_or_default(),
         Err(_) => FeatureGates::default(),
     };
-    ClusterFacts { embedded: env.embedded.is_some(), version, gates }
+    ClusterFacts {
+        embedded: env.embedded.is_some(),
+        version,
+        gates,
+    }
 }
 
 /// The scenarios the selection takes that the target or cluster cannot run, with why.
-fn skips(features: &[Feature], selection: &Selection, env: &Environment, facts: &ClusterFacts) -> std::collections::BTreeMap<String, String> {
+fn skips(
+    features: &[Feature],
+    selection: &Selection,
+    env: &Environment,
+    facts: &ClusterFacts,
+) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     for f in features {
-        let rules = f.rules.iter().flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
+        let rules = f
+            .rules
+            .iter()
+            .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
         for (rule, sc) in f.scenarios.iter().map(|s| (None, s)).chain(rules) {
             if !selection.selects(f, rule, sc) {
                 continue;
@@ -109,18 +121,35 @@ fn skips(features: &[Feature], selection: &Selection, env: &Environment, facts: 
 }
 
 /// Adds the skipped scenarios to a run's results.
-fn report_skips(run: &mut model::Run, features: &[Feature], skipped: &std::collections::BTreeMap<String, String>) {
+fn report_skips(
+    run: &mut model::Run,
+    features: &[Feature],
+    skipped: &std::collections::BTreeMap<String, String>,
+) {
     for f in features {
-        let path = f.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        let path = f
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         let rules = f.rules.iter().flat_map(|r| r.scenarios.iter());
         for sc in f.scenarios.iter().chain(rules) {
-            let Some(reason) = skipped.get(&Selection::key(f, sc)) else { continue };
+            let Some(reason) = skipped.get(&Selection::key(f, sc)) else {
+                continue;
+            };
             println!("skip {path}:{} {} ({reason})", sc.position.line, sc.name);
             let entry = model::Scenario {
                 name: sc.name.clone(),
                 line: sc.position.line as u32,
-                tags: f.tags.iter().chain(sc.tags.iter()).map(|t| format!("@{t}")).collect(),
-                status: model::Status::Skipped { reason: reason.clone() },
+                tags: f
+                    .tags
+                    .iter()
+                    .chain(sc.tags.iter())
+                    .map(|t| format!("@{t}"))
+                    .collect(),
+                status: model::Status::Skipped {
+                    reason: reason.clone(),
+                },
                 steps: Vec::new(),
                 duration: std::time::Duration::ZERO,
                 timeline: None,
@@ -128,7 +157,11 @@ fn report_skips(run: &mut model::Run, features: &[Feature], skipped: &std::colle
             };
             match run.features.iter_mut().find(|x| x.path == path) {
                 Some(feature) => feature.scenarios.push(entry),
-                None => run.features.push(model::Feature { name: f.name.clone(), path: path.clone(), scenarios: vec![entry] }),
+                None => run.features.push(model::Feature {
+                    name: f.name.clone(),
+                    path: path.clone(),
+                    scenarios: vec![entry],
+                }),
             }
         }
     }
@@ -161,7 +194,8 @@ async fn run_on_kind<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 
             .and_then(|text| kind_config_for(&text, version));
         match filtered {
             Ok(text) => {
-                let path = std::env::temp_dir().join(format!("kepspec-kind-{}-{version}.yaml", args.kind_name));
+                let path = std::env::temp_dir()
+                    .join(format!("kepspec-kind-{}-{version}.yaml", args.kind_name));
                 if let Err(e) = std::fs::write(&path, text) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     return EXIT_ERROR;
@@ -195,8 +229,15 @@ async fn run_on_kind<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 
         eprintln!("error: {msg}");
         return EXIT_ERROR;
     }
-    if let Some(missing) = profile.required_programs().into_iter().find(|p| !kind::on_path(p)) {
-        eprintln!("error: `{missing}` is not installed or not on PATH; the target profile {} needs it", profile.name());
+    if let Some(missing) = profile
+        .required_programs()
+        .into_iter()
+        .find(|p| !kind::on_path(p))
+    {
+        eprintln!(
+            "error: `{missing}` is not installed or not on PATH; the target profile {} needs it",
+            profile.name()
+        );
         return EXIT_ERROR;
     }
     if let Err(msg) = kind::execute(&plan.setup()) {
@@ -301,7 +342,10 @@ fn target_name(args: &RunArgs) -> String {
 }
 
 /// What the options ask to start.
-pub fn environment_options(args: &RunArgs, profile: &Profile) -> Result<EnvironmentOptions, String> {
+pub fn environment_options(
+    args: &RunArgs,
+    profile: &Profile,
+) -> Result<EnvironmentOptions, String> {
     let mut opts = EnvironmentOptions {
         profile: profile.clone(),
         root: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),

@@ -130,7 +130,11 @@ fn tags_of<'a>(
 
 /// Starts a scenario in the shared environment or, for `@isolated`, in one
 /// of its own.
-async fn start_scenario(shared: Arc<Environment>, isolated: bool, name: &str) -> anyhow::Result<Scenario> {
+async fn start_scenario(
+    shared: Arc<Environment>,
+    isolated: bool,
+    name: &str,
+) -> anyhow::Result<Scenario> {
     if !isolated {
         return Scenario::start(shared, name).await;
     }
@@ -189,7 +193,7 @@ pub async fn run_once<W: ScenarioWorld>(
         .after(
             move |feature, _rule, scenario, finished, world: Option<&mut W>| {
                 let shelf = after_shelf.clone();
-            let artifacts_dir = artifacts_dir.clone();
+                let artifacts_dir = artifacts_dir.clone();
                 let failed = !matches!(finished, event::ScenarioFinished::StepPassed);
                 let k = key(feature, scenario);
                 let fut: LocalBoxFuture<'_, ()> = async move {
@@ -197,15 +201,24 @@ pub async fn run_once<W: ScenarioWorld>(
                     let Some(sc) = world.slot().take() else {
                         return;
                     };
+                    // A fault step that matched nothing is an error, not a silent pass.
+                    let untriggered = super::faults::check_all_triggered(&sc).err();
                     let violation = sc.last_violation.clone();
                     let namespace = sc.namespace.clone();
                     if !(failed && keep_on_failure) {
                         sc.cleanup().await;
                     }
-                    let Scenario { recorder, env, isolated, .. } = sc;
+                    let Scenario {
+                        recorder,
+                        env,
+                        isolated,
+                        ..
+                    } = sc;
                     let timeline = recorder.stop().await;
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {
-                        let dir = dir.join("failed").join(super::scenario::namespace_slug(&scenario.name));
+                        let dir = dir
+                            .join("failed")
+                            .join(super::scenario::namespace_slug(&scenario.name));
                         if let Err(err) = super::artifacts::write(&dir, &timeline) {
                             tracing::warn!(%err, "could not write the failure artifacts");
                         }
@@ -226,6 +239,10 @@ pub async fn run_once<W: ScenarioWorld>(
                                 namespace: Some(namespace),
                             },
                         );
+                    }
+                    // Reported by cucumber as a failed After hook, which fails the scenario.
+                    if let Some(err) = untriggered.filter(|_| !failed) {
+                        panic!("{err}");
                     }
                 }
                 .boxed_local();

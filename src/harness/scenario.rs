@@ -355,12 +355,18 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("fail pod {pod}"), e))
     }
 
-    async fn strategic_patch_set(&mut self, name: &str, patch: Value, what: &str) -> Result<(), RequestError> {
+    async fn strategic_patch_set(
+        &mut self,
+        name: &str,
+        patch: Value,
+        what: &str,
+    ) -> Result<(), RequestError> {
         self.note_change();
         let patch = self.env.profile.to_target(patch);
         let api = self.sets_api();
         let result = if self.env.profile.is_apps_v1() {
-            api.patch(name, &PatchParams::default(), &Patch::Strategic(&patch)).await
+            api.patch(name, &PatchParams::default(), &Patch::Strategic(&patch))
+                .await
         } else {
             // Custom resources take no strategic merge patches: merge the
             // same way here (the vendor kind has the apps/v1 shape) and
@@ -371,9 +377,21 @@ impl Scenario {
                     match crate::sim::patch::apply_strategic_merge_patch(&doc, &patch) {
                         Ok(merged) => match serde_json::from_value::<DynamicObject>(merged) {
                             Ok(obj) => api.replace(name, &PostParams::default(), &obj).await,
-                            Err(e) => return Err(RequestError { what: what.to_string(), message: e.to_string(), code: None }),
+                            Err(e) => {
+                                return Err(RequestError {
+                                    what: what.to_string(),
+                                    message: e.to_string(),
+                                    code: None,
+                                })
+                            }
                         },
-                        Err(e) => return Err(RequestError { what: what.to_string(), message: e, code: None }),
+                        Err(e) => {
+                            return Err(RequestError {
+                                what: what.to_string(),
+                                message: e,
+                                code: None,
+                            })
+                        }
                     }
                 }
                 Err(e) => Err(e),

@@ -21,7 +21,10 @@ pub fn known_gate(name: &str) -> Result<(), String> {
     if GATES.contains(&name) {
         Ok(())
     } else {
-        Err(format!("unknown feature gate {name:?}; known gates: {}", GATES.join(", ")))
+        Err(format!(
+            "unknown feature gate {name:?}; known gates: {}",
+            GATES.join(", ")
+        ))
     }
 }
 
@@ -36,7 +39,11 @@ pub fn apiserver_with(mut gates: ApiGates, name: &str, on: bool) -> Result<ApiGa
 }
 
 /// The controller gates with one changed.
-pub fn controller_with(mut gates: ControllerGates, name: &str, on: bool) -> Result<ControllerGates, String> {
+pub fn controller_with(
+    mut gates: ControllerGates,
+    name: &str,
+    on: bool,
+) -> Result<ControllerGates, String> {
     known_gate(name)?;
     match name {
         "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = on,
@@ -59,7 +66,9 @@ fn own_env(sc: &Scenario) -> anyhow::Result<&Environment> {
 pub async fn set_apiserver_gate(sc: &mut Scenario, name: &str, on: bool) -> anyhow::Result<()> {
     let gates = apiserver_with(sc.apiserver_gates.clone(), name, on).map_err(input)?;
     let env = own_env(sc)?;
-    let cluster = env.embedded.as_ref().ok_or_else(|| anyhow::anyhow!("the apiserver can only be restarted on the embedded cluster"))?;
+    let cluster = env.embedded.as_ref().ok_or_else(|| {
+        anyhow::anyhow!("the apiserver can only be restarted on the embedded cluster")
+    })?;
     cluster.set_gates(gates.clone()).await;
     sc.apiserver_gates = gates;
     Ok(())
@@ -78,13 +87,21 @@ async fn single_replica(env: &Environment) -> anyhow::Result<ReplicaSpec> {
         _ => anyhow::bail!(
             "{} several controller replicas run ({}); name one",
             super::runner::INPUT_ERROR,
-            replicas.iter().map(|r| r.identity.as_str()).collect::<Vec<_>>().join(", ")
+            replicas
+                .iter()
+                .map(|r| r.identity.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
 
 /// Restarts the controller (the only replica) with one gate changed.
-pub async fn restart_controller_with(sc: &mut Scenario, name: &str, on: bool) -> anyhow::Result<()> {
+pub async fn restart_controller_with(
+    sc: &mut Scenario,
+    name: &str,
+    on: bool,
+) -> anyhow::Result<()> {
     let env = own_env(sc)?;
     let replica = single_replica(env).await?;
     let gates = controller_with(replica.gates.clone(), name, on).map_err(input)?;
@@ -99,19 +116,31 @@ pub async fn restart_controller(sc: &mut Scenario) -> anyhow::Result<()> {
 }
 
 /// Starts another replica that campaigns for the lease.
-pub async fn add_replica(sc: &mut Scenario, identity: &str, gate: Option<(&str, bool)>) -> anyhow::Result<()> {
+pub async fn add_replica(
+    sc: &mut Scenario,
+    identity: &str,
+    gate: Option<(&str, bool)>,
+) -> anyhow::Result<()> {
     let env = own_env(sc)?;
     let mut gates = ControllerGates::default();
     if let Some((name, on)) = gate {
         gates = controller_with(gates, name, on).map_err(input)?;
     }
-    env.start_replica(ReplicaSpec { identity: identity.to_string(), gates, leader_election: true }).await
+    env.start_replica(ReplicaSpec {
+        identity: identity.to_string(),
+        gates,
+        leader_election: true,
+    })
+    .await
 }
 
 /// Stops the replica that holds the lease; returns its identity.
 pub async fn stop_leader(sc: &mut Scenario) -> anyhow::Result<String> {
     let env = own_env(sc)?;
-    let holder = env.lease_holder().await.ok_or_else(|| anyhow::anyhow!("no controller replica holds the lease"))?;
+    let holder = env
+        .lease_holder()
+        .await
+        .ok_or_else(|| anyhow::anyhow!("no controller replica holds the lease"))?;
     if !env.stop_replica(&holder).await {
         anyhow::bail!("the lease holder {holder:?} is not one of this scenario's replicas");
     }
@@ -119,7 +148,11 @@ pub async fn stop_leader(sc: &mut Scenario) -> anyhow::Result<String> {
 }
 
 /// Waits until a replica holds the lease.
-pub async fn wait_for_leader(sc: &mut Scenario, identity: &str, timeout: Duration) -> anyhow::Result<()> {
+pub async fn wait_for_leader(
+    sc: &mut Scenario,
+    identity: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
     let env = own_env(sc)?;
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
@@ -147,7 +180,12 @@ mod tests {
     fn gates_are_changed_by_name_and_unknown_ones_named() {
         let g = apiserver_with(ApiGates::default(), "StatefulSetRecreateStrategy", false).unwrap();
         assert!(!g.statefulset_recreate_strategy && g.max_unavailable_statefulset);
-        let c = controller_with(ControllerGates::default(), "MaxUnavailableStatefulSet", false).unwrap();
+        let c = controller_with(
+            ControllerGates::default(),
+            "MaxUnavailableStatefulSet",
+            false,
+        )
+        .unwrap();
         assert!(c.statefulset_recreate_strategy && !c.max_unavailable_statefulset);
         let err = controller_with(ControllerGates::default(), "Recreate", true).unwrap_err();
         assert!(err.contains("unknown feature gate \"Recreate\""), "{err}");

@@ -492,14 +492,25 @@ pub async fn pod_readiness(
 /// shows: the controller has observed the latest readiness changes. Steps
 /// that change readiness use it so the next step acts on a settled view, as
 /// a person watching `kubectl get sts` would.
-pub async fn status_counts_ready(sc: &mut Scenario, set: &str, timeout: Duration) -> anyhow::Result<()> {
+pub async fn status_counts_ready(
+    sc: &mut Scenario,
+    set: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
     let set = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         let state = state_before(t, t.next_seq());
-        let ready = state.pods_of(&set).filter(|p| p.ready && !p.terminating).count() as i64;
+        let ready = state
+            .pods_of(&set)
+            .filter(|p| p.ready && !p.terminating)
+            .count() as i64;
         let obj = state.sets.get(set.as_str()).map(|e| &e.object);
-        let reported = obj.and_then(|o| o.pointer("/status/readyReplicas")).and_then(Value::as_i64).unwrap_or(0);
-        (reported != ready).then(|| format!("{set} reports {reported} ready replicas, {ready} pods are ready"))
+        let reported = obj
+            .and_then(|o| o.pointer("/status/readyReplicas"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        (reported != ready)
+            .then(|| format!("{set} reports {reported} ready replicas, {ready} pods are ready"))
     })
     .await
 }

@@ -147,7 +147,8 @@ impl PodNow<'_> {
         }
         if let Some((since, origin)) = self.ready_wall {
             let now = origin.checked_add(jiff::SignedDuration::try_from(at).unwrap_or_default());
-            let due = since.checked_add(jiff::SignedDuration::try_from(min_ready).unwrap_or_default());
+            let due =
+                since.checked_add(jiff::SignedDuration::try_from(min_ready).unwrap_or_default());
             if let (Ok(now), Ok(due)) = (now, due) {
                 return now >= due;
             }
@@ -215,7 +216,10 @@ impl<'t> State<'t> {
 
     /// The empty state of a timeline (with its wall-clock origin).
     pub fn of(t: &Timeline) -> State<'t> {
-        State { origin: t.origin, ..State::default() }
+        State {
+            origin: t.origin,
+            ..State::default()
+        }
     }
 
     /// The Ready condition's lastTransitionTime of a pod object.
@@ -223,7 +227,10 @@ impl<'t> State<'t> {
         e.object
             .pointer("/status/conditions")
             .and_then(Value::as_array)
-            .and_then(|cs| cs.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("Ready")))
+            .and_then(|cs| {
+                cs.iter()
+                    .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
+            })
             .and_then(|c| c.get("lastTransitionTime"))
             .and_then(Value::as_str)
             .and_then(|t| t.parse::<jiff::Timestamp>().ok())

@@ -374,17 +374,24 @@ fn swimlanes_keep_sets_apart() {
 
 /// The headless browser the HTML report is checked in, if installed.
 fn chromium() -> Option<std::path::PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        .iter()
-        .map(std::path::PathBuf::from)
-        .find(|p| p.is_file())
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(std::path::PathBuf::from)
+    .find(|p| p.is_file())
 }
 
 #[test]
 fn html_report_renders_in_headless_chromium_without_console_errors() {
     let Some(browser) = chromium() else {
         // CI installs Chromium (.ci/run); there its absence is a failure.
-        assert!(std::env::var("CI").is_err(), "Chromium is not installed, but CI must render the report");
+        assert!(
+            std::env::var("CI").is_err(),
+            "Chromium is not installed, but CI must render the report"
+        );
         eprintln!("skipped: Chromium is not installed (apt-get install chromium)");
         return;
     };
@@ -414,7 +421,10 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "chromium failed: {log}");
     // The page rendered: the scenario, its swimlane picture and the violation line.
-    assert!(dom.contains("<svg"), "no swimlane picture in the rendered DOM");
+    assert!(
+        dom.contains("<svg"),
+        "no swimlane picture in the rendered DOM"
+    );
     assert!(dom.contains("KEP-3541 Proposed Recreate Strategy Algorithm"));
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");

@@ -34,11 +34,19 @@ spec:
 "#;
 
 fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl").arg("--kubeconfig").arg(kubeconfig).args(args).output();
+    let out = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output();
     match out {
         Ok(o) => (
             o.status.success(),
-            format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
         ),
         Err(e) => (false, e.to_string()),
     }
@@ -54,8 +62,19 @@ async fn kubectl_async(kubeconfig: std::path::PathBuf, args: Vec<String>) -> (bo
 }
 
 async fn rollout_status(kc: &std::path::Path) -> (bool, String) {
-    let args = ["rollout", "status", "statefulset/web", "-n", "default", "--timeout=60s"];
-    kubectl_async(kc.to_path_buf(), args.iter().map(|s| s.to_string()).collect()).await
+    let args = [
+        "rollout",
+        "status",
+        "statefulset/web",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ];
+    kubectl_async(
+        kc.to_path_buf(),
+        args.iter().map(|s| s.to_string()).collect(),
+    )
+    .await
 }
 
 /// kubectl older than v1.37 knows only RollingUpdate for `rollout status`
@@ -64,10 +83,16 @@ async fn rollout_status(kc: &std::path::Path) -> (bool, String) {
 async fn wait_rolled_out(kc: &std::path::Path, strategy: &str) {
     let (ok, out) = rollout_status(kc).await;
     if strategy == "RollingUpdate" || ok {
-        assert!(ok && out.contains("complete"), "rollout status ({strategy}): {out}");
+        assert!(
+            ok && out.contains("complete"),
+            "rollout status ({strategy}): {out}"
+        );
         return;
     }
-    assert!(out.contains("rollout status is only available for RollingUpdate strategy type"), "{out}");
+    assert!(
+        out.contains("rollout status is only available for RollingUpdate strategy type"),
+        "{out}"
+    );
     let args = [
         "wait",
         "statefulset/web",
@@ -76,26 +101,55 @@ async fn wait_rolled_out(kc: &std::path::Path, strategy: &str) {
         "--for=jsonpath={.status.updatedReplicas}=2",
         "--timeout=60s",
     ];
-    let (ok, out) = kubectl_async(kc.to_path_buf(), args.iter().map(|s| s.to_string()).collect()).await;
+    let (ok, out) = kubectl_async(
+        kc.to_path_buf(),
+        args.iter().map(|s| s.to_string()).collect(),
+    )
+    .await;
     assert!(ok, "kubectl wait for updatedReplicas ({strategy}): {out}");
-    let args = ["wait", "statefulset/web", "-n", "default", "--for=jsonpath={.status.readyReplicas}=2", "--timeout=60s"];
-    let (ok, out) = kubectl_async(kc.to_path_buf(), args.iter().map(|s| s.to_string()).collect()).await;
+    let args = [
+        "wait",
+        "statefulset/web",
+        "-n",
+        "default",
+        "--for=jsonpath={.status.readyReplicas}=2",
+        "--timeout=60s",
+    ];
+    let (ok, out) = kubectl_async(
+        kc.to_path_buf(),
+        args.iter().map(|s| s.to_string()).collect(),
+    )
+    .await;
     assert!(ok, "kubectl wait for readyReplicas ({strategy}): {out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_rollout_status_and_restart_with_the_bundled_controller() {
-    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
-        assert!(std::env::var("CI").is_err(), "kubectl must be installed in CI");
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var("CI").is_err(),
+            "kubectl must be installed in CI"
+        );
         eprintln!("skipped: kubectl is not installed");
         return;
     }
-    let cluster = EmbeddedCluster::start(ClusterConfig::default()).await.unwrap();
+    let cluster = EmbeddedCluster::start(ClusterConfig::default())
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("kubeconfig");
     cluster.write_kubeconfig(&kc).unwrap();
     let stop = CancellationToken::new();
-    let controller = tokio::spawn(run(cluster.client().await.unwrap(), ControllerOptions::default(), stop.clone()));
+    let controller = tokio::spawn(run(
+        cluster.client().await.unwrap(),
+        ControllerOptions::default(),
+        stop.clone(),
+    ));
 
     for strategy in ["RollingUpdate", "Recreate"] {
         let manifest = dir.path().join(format!("{strategy}.yaml"));
@@ -104,20 +158,60 @@ async fn kubectl_rollout_status_and_restart_with_the_bundled_controller() {
         let (ok, out) = kubectl_async(kc.clone(), vec!["apply".into(), "-f".into(), m]).await;
         assert!(ok, "kubectl apply: {out}");
         wait_rolled_out(&kc, strategy).await;
-        let (ok, out) =
-            kubectl_async(kc.clone(), ["rollout", "restart", "statefulset/web", "-n", "default"].iter().map(|s| s.to_string()).collect()).await;
+        let (ok, out) = kubectl_async(
+            kc.clone(),
+            ["rollout", "restart", "statefulset/web", "-n", "default"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        )
+        .await;
         assert!(ok, "kubectl rollout restart: {out}");
         tokio::time::sleep(Duration::from_millis(200)).await;
         wait_rolled_out(&kc, strategy).await;
     }
     // After the Recreate restart every pod runs the restarted template.
-    let (ok, out) = kubectl(&kc, &["get", "pods", "-n", "default", "-o", "jsonpath={.items[*].metadata.labels.controller-revision-hash}"]);
+    let (ok, out) = kubectl(
+        &kc,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.items[*].metadata.labels.controller-revision-hash}",
+        ],
+    );
     assert!(ok, "{out}");
-    let (_, sts) = kubectl(&kc, &["get", "statefulset", "web", "-n", "default", "-o", "jsonpath={.status.updateRevision}"]);
+    let (_, sts) = kubectl(
+        &kc,
+        &[
+            "get",
+            "statefulset",
+            "web",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.status.updateRevision}",
+        ],
+    );
     let revisions: Vec<&str> = out.split_whitespace().collect();
     assert_eq!(revisions.len(), 2, "{out}");
-    assert!(revisions.iter().all(|r| *r == sts.trim()), "pods {revisions:?}, update revision {sts}");
-    let (_, events) = kubectl(&kc, &["get", "events", "-n", "default", "-o", "jsonpath={.items[*].reason}"]);
+    assert!(
+        revisions.iter().all(|r| *r == sts.trim()),
+        "pods {revisions:?}, update revision {sts}"
+    );
+    let (_, events) = kubectl(
+        &kc,
+        &[
+            "get",
+            "events",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.items[*].reason}",
+        ],
+    );
     assert!(events.contains("RecreateStarted"), "{events}");
     stop.cancel();
     let _ = controller.await;
