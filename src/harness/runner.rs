@@ -167,7 +167,22 @@ pub async fn run_once<W: ScenarioWorld>(
 ) -> model::Run {
     let shelf: Shelf = Arc::default();
     let started = Instant::now();
-    let collector = Collector::new(opts.progress);
+    let total = features
+        .iter()
+        .flat_map(|f| {
+            let rules = f
+                .rules
+                .iter()
+                .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
+            f.scenarios
+                .iter()
+                .map(|s| (None, s))
+                .chain(rules)
+                .map(move |(r, s)| (f, r, s))
+        })
+        .filter(|(f, r, s)| selection.accepts(f, *r, s))
+        .count();
+    let collector = Collector::new(opts.progress, total);
     let results = collector.results.clone();
 
     let before_env = env.clone();
@@ -265,6 +280,13 @@ pub async fn run_once<W: ScenarioWorld>(
         .await;
     std::panic::set_hook(previous_hook);
 
+    if opts.progress {
+        use std::io::{IsTerminal as _, Write as _};
+        if std::io::stdout().is_terminal() && std::env::var_os("CI").is_none() {
+            print!("\r\x1b[2K");
+            let _ = std::io::stdout().flush();
+        }
+    }
     let mut run = results.lock().map(|r| r.clone()).unwrap_or_default();
     if let Ok(mut shelf) = shelf.lock() {
         for feature in &mut run.features {
@@ -286,14 +308,56 @@ struct Collector {
     results: Arc<Mutex<model::Run>>,
     started: HashMap<Key, Instant>,
     progress: bool,
+    /// Scenarios the run takes, for the progress bar.
+    total: usize,
+    finished: usize,
+    /// Draw a progress bar (stdout is a terminal); plain lines otherwise.
+    bar: bool,
+}
+
+/// A one-line progress bar: `[=======>      ] 23/76 scenarios, 3 running`.
+pub fn progress_bar(finished: usize, running: usize, total: usize) -> String {
+    const WIDTH: usize = 30;
+    let filled = (finished * WIDTH)
+        .checked_div(total)
+        .unwrap_or(0)
+        .min(WIDTH);
+    let head = if filled < WIDTH { ">" } else { "" };
+    let rest = WIDTH.saturating_sub(filled + head.len());
+    format!(
+        "[{}{head}{}] {finished}/{total} scenarios, {running} running",
+        "=".repeat(filled),
+        " ".repeat(rest)
+    )
 }
 
 impl Collector {
-    fn new(progress: bool) -> Self {
+    fn new(progress: bool, total: usize) -> Self {
+        use std::io::IsTerminal as _;
         Self {
             results: Arc::default(),
             started: HashMap::new(),
             progress,
+            total,
+            finished: 0,
+            bar: progress && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none(),
+        }
+    }
+
+    fn draw_bar(&self) {
+        if self.bar {
+            use std::io::Write as _;
+            print!(
+                "\r\x1b[2K{}",
+                progress_bar(self.finished, self.started.len(), self.total)
+            );
+            let _ = std::io::stdout().flush();
+        }
+    }
+
+    fn clear_bar(&self) {
+        if self.bar {
+            print!("\r\x1b[2K");
         }
     }
 
@@ -359,6 +423,7 @@ impl Collector {
         match ev {
             ScenarioEv::Started => {
                 self.started.insert(k, Instant::now());
+                self.draw_bar();
             }
             ScenarioEv::Hook(kind, event::Hook::Failed(_, info)) => {
                 entry.status = Status::Failed;
@@ -407,7 +472,9 @@ impl Collector {
                         reason: "no step ran".into(),
                     };
                 }
+                self.finished += 1;
                 if self.progress {
+                    self.clear_bar();
                     let secs = entry.duration.as_secs_f64();
                     let mark = match entry.status {
                         Status::Passed => "ok  ",
@@ -421,6 +488,7 @@ impl Collector {
                             println!("       {line}");
                         }
                     }
+                    self.draw_bar();
                 }
             }
             _ => {}
@@ -478,4 +546,26 @@ pub fn has_input_error(run: &model::Run) -> bool {
                 .as_deref()
                 .is_some_and(|m| m.starts_with(INPUT_ERROR))
         })
+}
+
+#[cfg(test)]
+mod bar_tests {
+    use super::progress_bar;
+
+    #[test]
+    fn the_bar_fills_with_finished_scenarios() {
+        assert_eq!(
+            progress_bar(0, 2, 10),
+            format!("[>{}] 0/10 scenarios, 2 running", " ".repeat(29))
+        );
+        assert_eq!(
+            progress_bar(10, 0, 10),
+            format!("[{}] 10/10 scenarios, 0 running", "=".repeat(30))
+        );
+        assert!(progress_bar(5, 1, 10).starts_with(&format!("[{}>", "=".repeat(15))));
+        assert_eq!(
+            progress_bar(0, 0, 0),
+            format!("[>{}] 0/0 scenarios, 0 running", " ".repeat(29))
+        );
+    }
 }
