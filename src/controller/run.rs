@@ -59,13 +59,63 @@ impl Default for ControllerOptions {
     }
 }
 
+/// How far one watch has caught up with the controller's own writes.
+#[derive(Debug, Default)]
+struct Track {
+    /// Newest resourceVersion the watch delivered.
+    seen: AtomicU64,
+    /// Newest resourceVersion the controller's own writes produced.
+    written: AtomicU64,
+    /// `written` when the current relist began.
+    relist_floor: AtomicU64,
+}
+
+/// What a watch reports to its [`Track`].
+#[derive(Clone, Copy, Debug)]
+enum Observation {
+    /// An object at this resourceVersion.
+    Object(u64),
+    /// A (re)list began (after a 410 Gone, a dropped watch, or at start).
+    RelistStarted,
+    /// The list is complete: the cache reflects every write made before it
+    /// began, even writes whose objects are gone (their Deleted events were
+    /// never delivered).
+    RelistDone,
+}
+
+impl Track {
+    fn observe(&self, o: Observation) {
+        match o {
+            Observation::Object(rv) => {
+                self.seen.fetch_max(rv, Ordering::SeqCst);
+            }
+            Observation::RelistStarted => {
+                self.relist_floor
+                    .store(self.written.load(Ordering::SeqCst), Ordering::SeqCst);
+            }
+            Observation::RelistDone => {
+                self.seen
+                    .fetch_max(self.relist_floor.load(Ordering::SeqCst), Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn caught_up(&self, expected: u64) -> bool {
+        self.seen.load(Ordering::SeqCst) >= expected
+    }
+}
+
 /// The newest resourceVersion each watch has delivered.
 #[derive(Debug, Default)]
 struct Seen {
-    sets: AtomicU64,
-    pods: AtomicU64,
-    revisions: AtomicU64,
+    sets: Track,
+    pods: Track,
+    revisions: Track,
 }
+
+/// How long a sync waits for its caches before acting anyway: a safety net
+/// against a watch that can never deliver what was expected.
+const STALE_LIMIT: Duration = Duration::from_secs(5);
 
 struct Context {
     client: Client,
@@ -75,7 +125,7 @@ struct Context {
     revisions: Store<ControllerRevision>,
     seen: Seen,
     /// Per set key: what the caches must have seen before the next sync.
-    expected: Mutex<HashMap<String, Freshness>>,
+    expected: Mutex<HashMap<String, (Freshness, std::time::Instant)>>,
 }
 
 /// Why a sync failed (the loop retries it with backoff).
@@ -115,7 +165,7 @@ fn owner_stream<K>(
     writer: reflector::store::Writer<K>,
     api: Api<K>,
     ar: ApiResource,
-    seen: impl Fn(u64) + Send + 'static,
+    observe: impl Fn(Observation) + Send + 'static,
 ) -> Queue
 where
     K: Resource<DynamicType = ()>
@@ -128,9 +178,21 @@ where
 {
     reflector::reflector(writer, watcher(api, watcher::Config::default()))
         .default_backoff()
-        .touched_objects()
-        .map_ok(move |obj: K| {
-            seen(rv_of(obj.meta()));
+        .map_ok(move |event| {
+            let obj = match event {
+                watcher::Event::Init => {
+                    observe(Observation::RelistStarted);
+                    return None;
+                }
+                watcher::Event::InitDone => {
+                    observe(Observation::RelistDone);
+                    return None;
+                }
+                watcher::Event::Apply(o)
+                | watcher::Event::Delete(o)
+                | watcher::Event::InitApply(o) => o,
+            };
+            observe(Observation::Object(rv_of(obj.meta())));
             let ns = obj.namespace().unwrap_or_default();
             obj.owner_references()
                 .iter()
@@ -177,12 +239,24 @@ pub async fn run(
     let set_queue: Queue =
         reflector::reflector(sets_writer, watcher(sets_api, watcher::Config::default()))
             .default_backoff()
-            .touched_objects()
-            .map_ok(move |o| {
+            .map_ok(move |event| {
+                let o = match event {
+                    watcher::Event::Init => {
+                        ctx_sets.seen.sets.observe(Observation::RelistStarted);
+                        return None;
+                    }
+                    watcher::Event::InitDone => {
+                        ctx_sets.seen.sets.observe(Observation::RelistDone);
+                        return None;
+                    }
+                    watcher::Event::Apply(o)
+                    | watcher::Event::Delete(o)
+                    | watcher::Event::InitApply(o) => o,
+                };
                 ctx_sets
                     .seen
                     .sets
-                    .fetch_max(rv_of(&o.metadata), Ordering::SeqCst);
+                    .observe(Observation::Object(rv_of(&o.metadata)));
                 Some(ObjectRef::from_obj_with(&o, set_ar.clone()))
             })
             .boxed();
@@ -191,18 +265,14 @@ pub async fn run(
         pods_writer,
         namespaced(&client, ns.as_deref()),
         ar.clone(),
-        move |rv| {
-            ctx_pods.seen.pods.fetch_max(rv, Ordering::SeqCst);
-        },
+        move |o| ctx_pods.seen.pods.observe(o),
     );
     let ctx_revs = ctx.clone();
     let revision_queue = owner_stream(
         revisions_writer,
         namespaced(&client, ns.as_deref()),
         ar.clone(),
-        move |rv| {
-            ctx_revs.seen.revisions.fetch_max(rv, Ordering::SeqCst);
-        },
+        move |o| ctx_revs.seen.revisions.observe(o),
     );
     // Claims never trigger a sync; their cache only has to be filled.
     let claim_queue: Queue = reflector::reflector(
@@ -259,10 +329,11 @@ fn caches_fresh(ctx: &Context, key: &str) -> bool {
         .unwrap_or_default();
     match expected {
         None => true,
-        Some(f) => {
-            ctx.seen.pods.load(Ordering::SeqCst) >= f.pods
-                && ctx.seen.sets.load(Ordering::SeqCst) >= f.sets
-                && ctx.seen.revisions.load(Ordering::SeqCst) >= f.revisions
+        Some((f, since)) => {
+            let caught_up = ctx.seen.pods.caught_up(f.pods)
+                && ctx.seen.sets.caught_up(f.sets)
+                && ctx.seen.revisions.caught_up(f.revisions);
+            caught_up || since.elapsed() > STALE_LIMIT
         }
     }
 }
@@ -417,11 +488,40 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
     vendor::retarget_plan(&mut plan, &uid, vendor::APPS_V1, kind);
     let outcome = execute::perform(&target, &plan, typed.status.as_ref()).await;
     let outcome = outcome?;
+    let f = outcome.freshness;
+    ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);
+    ctx.seen.sets.written.fetch_max(f.sets, Ordering::SeqCst);
+    ctx.seen
+        .revisions
+        .written
+        .fetch_max(f.revisions, Ordering::SeqCst);
     if let Ok(mut expected) = ctx.expected.lock() {
-        expected.insert(key, outcome.freshness);
+        expected.insert(key, (f, std::time::Instant::now()));
     }
     Ok(match plan.requeue_after {
         Some(after) => Requeue::requeue(after),
         None => Requeue::await_change(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relist_catches_up_with_writes_made_before_it_began() {
+        let t = Track::default();
+        t.written.store(50, Ordering::SeqCst);
+        t.observe(Observation::Object(40));
+        assert!(!t.caught_up(50), "the write at 50 has not been seen");
+        // The watch is closed with 410; the deleted object never shows up again.
+        t.observe(Observation::RelistStarted);
+        t.observe(Observation::Object(45));
+        assert!(!t.caught_up(50));
+        t.observe(Observation::RelistDone);
+        assert!(t.caught_up(50), "a list begun after the write reflects it");
+        // A write made during the relist is not covered by it.
+        t.written.store(60, Ordering::SeqCst);
+        assert!(!t.caught_up(60));
+    }
 }
