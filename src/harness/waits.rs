@@ -13,16 +13,24 @@ use crate::history::rules::{self, ConditionSpec};
 use crate::history::views::{state_before, PodFacts, State};
 use crate::history::{Kind, Timeline, Violation};
 
+/// The latest recorded state of a set.
+pub fn latest_set<'t>(t: &'t Timeline, set: &str) -> Option<&'t Value> {
+    t.entries()
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::StatefulSet && e.name == set)
+        .map(|e| &e.object)
+}
+
+/// Why a wait cannot judge a set yet: its status lags its spec.
+fn not_reported(set: &str) -> String {
+    format!("{set} status does not yet report the update revision of its current generation")
+}
+
 /// The update revision the controller reports for the set's current
 /// generation (None while the status is behind the spec).
 pub fn update_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
-    let obj = &t
-        .entries()
-        .iter()
-        .rev()
-        .find(|e| e.kind == Kind::StatefulSet && e.name == set)?
-        .object;
-    revision_of_current_generation(obj)
+    revision_of_current_generation(latest_set(t, set)?)
 }
 
 fn revision_of_current_generation(obj: &Value) -> Option<&str> {
@@ -53,9 +61,7 @@ pub fn rollout_gap_in(state: &State<'_>, set: &str, n: Option<usize>) -> Option<
         .unwrap_or(1) as usize;
     let n = n.unwrap_or(replicas);
     let Some(revision) = revision_of_current_generation(obj) else {
-        return Some(format!(
-            "{set} status does not yet report the update revision of its current generation"
-        ));
+        return Some(not_reported(set));
     };
     let pods: Vec<_> = state.pods_of(set).collect();
     let lagging: Vec<String> = pods
@@ -158,12 +164,7 @@ pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> any
     let set = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         rollout_gap(t, &set, None).or_else(|| {
-            let obj = &t
-                .entries()
-                .iter()
-                .rev()
-                .find(|e| e.kind == Kind::StatefulSet && e.name == set)?
-                .object;
+            let obj = latest_set(t, &set)?;
             let replicas = obj
                 .pointer("/spec/replicas")
                 .and_then(Value::as_i64)
@@ -244,9 +245,7 @@ pub async fn pods_at_update_revision(
     let set = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         let Some(revision) = update_revision(t, &set) else {
-            return Some(format!(
-                "{set} status does not yet report the update revision of its current generation"
-            ));
+            return Some(not_reported(&set));
         };
         let state = state_before(t, t.next_seq());
         let at: Vec<&str> = state
@@ -335,9 +334,7 @@ pub async fn pod_at_update_revision(
     let (set, pod) = (set.to_string(), pod.to_string());
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         let Some(revision) = update_revision(t, &set) else {
-            return Some(format!(
-                "{set} status does not yet report the update revision of its current generation"
-            ));
+            return Some(not_reported(&set));
         };
         let state = state_before(t, t.next_seq());
         match state.pods.get(pod.as_str()) {
@@ -375,12 +372,8 @@ pub async fn pod_ready_at(
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         let revision = match which {
             Which::Update => update_revision(t, &set),
-            Which::Current => t
-                .entries()
-                .iter()
-                .rev()
-                .find(|e| e.kind == Kind::StatefulSet && e.name == set)
-                .and_then(|e| e.object.pointer("/status/currentRevision"))
+            Which::Current => latest_set(t, &set)
+                .and_then(|o| o.pointer("/status/currentRevision"))
                 .and_then(Value::as_str),
         };
         let Some(revision) = revision else {
@@ -444,16 +437,10 @@ pub async fn current_is_update(
     let set = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         let Some(update) = update_revision(t, &set) else {
-            return Some(format!(
-                "{set} status does not yet report the update revision of its current generation"
-            ));
+            return Some(not_reported(&set));
         };
-        let current = t
-            .entries()
-            .iter()
-            .rev()
-            .find(|e| e.kind == Kind::StatefulSet && e.name == set)
-            .and_then(|e| e.object.pointer("/status/currentRevision"))
+        let current = latest_set(t, &set)
+            .and_then(|o| o.pointer("/status/currentRevision"))
             .and_then(Value::as_str);
         (current != Some(update)).then(|| {
             format!(
