@@ -311,6 +311,26 @@ pub async fn run(
     Ok(())
 }
 
+/// Runs the controller only while holding the election's lease (several
+/// replicas may run; the leader reconciles), until `cancel` fires.
+pub async fn run_elected(
+    client: Client,
+    opts: ControllerOptions,
+    election: super::leader::Election,
+    cancel: CancellationToken,
+) -> anyhow::Result<()> {
+    let lead_client = client.clone();
+    let lead = move |term: CancellationToken| {
+        let (client, opts) = (lead_client.clone(), opts.clone());
+        async move {
+            if let Err(err) = run(client, opts, term).await {
+                tracing::error!("controller stopped: {err:#}");
+            }
+        }
+    };
+    super::leader::run(client, election, cancel, lead).await
+}
+
 fn error_policy(_set: Arc<DynamicObject>, err: &SyncError, _ctx: Arc<Context>) -> Requeue {
     tracing::info!(%err, "sync failed, retrying");
     Requeue::requeue(Duration::from_millis(250))

@@ -268,16 +268,7 @@ pub async fn controller(args: &ControllerArgs) -> u8 {
             identity,
             timings: controller::leader::LeaseTimings::default(),
         };
-        let lead_client = client.clone();
-        let lead = move |term: CancellationToken| {
-            let (client, opts) = (lead_client.clone(), opts.clone());
-            async move {
-                if let Err(err) = controller::run(client, opts, term).await {
-                    tracing::error!("controller stopped: {err:#}");
-                }
-            }
-        };
-        controller::leader::run(client, election, stop, lead).await
+        controller::run::run_elected(client, opts, election, stop).await
     } else {
         controller::run(client, opts, stop).await
     };

@@ -16,7 +16,7 @@ use kube::Client;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::controller::leader::{self, Election, LeaseTimings};
+use crate::controller::leader::{Election, LeaseTimings};
 use crate::controller::{self, ControllerGates, ControllerOptions};
 use crate::sim::admission::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
@@ -222,17 +222,9 @@ impl Environment {
                 identity: spec.identity.clone(),
                 timings: scenario_lease_timings(),
             };
-            let lead_client = client.clone();
             tokio::spawn(async move {
-                let lead = move |term: CancellationToken| {
-                    let (client, opts) = (lead_client.clone(), opts.clone());
-                    async move {
-                        if let Err(err) = controller::run(client, opts, term).await {
-                            tracing::error!(%err, "controller stopped");
-                        }
-                    }
-                };
-                if let Err(err) = leader::run(client, election, token, lead).await {
+                if let Err(err) = controller::run::run_elected(client, opts, election, token).await
+                {
                     tracing::error!(%err, "leader election stopped");
                 }
             })
