@@ -1,7 +1,7 @@
 //! Steps that inject faults through the embedded apiserver (scenarios tagged
 //! `@isolated @embedded-only`): controller restarts at exact requests,
-//! failed, delayed and cut-off requests, and the crash-point hook of
-//! `kepspec explore`.
+//! failed, delayed and cut-off requests, stale views, and the crash-point
+//! hook of `kepspec explore`.
 
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use kepspec::explore::plan;
 use kepspec::harness::faults::{self, Target};
 use kepspec::harness::runner::INPUT_ERROR;
 use kepspec::sim::faults::Selection;
+use kepspec::sim::stale::Lag;
 
 use super::world::KepWorld;
 
@@ -96,6 +97,32 @@ async fn drop_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
 async fn expire_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
     let words = format!("every watch of the controller is closed with 410 after {ms} milliseconds");
     faults::end_watches(w.sc()?, &words, Duration::from_millis(ms), true).await
+}
+
+#[given(expr = "the controller's view lags {int} resource versions behind for {int} seconds")]
+#[when(expr = "the controller's view lags {int} resource versions behind for {int} seconds")]
+async fn stale_by_versions(w: &mut KepWorld, n: u64, secs: u64) -> anyhow::Result<()> {
+    let words =
+        format!("the controller's view lags {n} resource versions behind for {secs} seconds");
+    faults::stale_view(w.sc()?, &words, Lag::Versions(n), Duration::from_secs(secs))
+}
+
+#[given(expr = "the controller's view lags {int} milliseconds behind for {int} seconds")]
+#[when(expr = "the controller's view lags {int} milliseconds behind for {int} seconds")]
+async fn stale_by_time(w: &mut KepWorld, ms: u64, secs: u64) -> anyhow::Result<()> {
+    let words = format!("the controller's view lags {ms} milliseconds behind for {secs} seconds");
+    let lag = Lag::Time(Duration::from_millis(ms));
+    faults::stale_view(w.sc()?, &words, lag, Duration::from_secs(secs))
+}
+
+#[when(
+    expr = "the controller restarts seeing the cluster as it was right after the last change to {string}, for {int} seconds"
+)]
+async fn restart_onto_past(w: &mut KepWorld, set: String, secs: u64) -> anyhow::Result<()> {
+    let words = format!(
+        "the controller restarts seeing the cluster as it was right after the last change to {set:?}, for {secs} seconds"
+    );
+    faults::restart_onto_past(w.sc()?, &words, &set, Duration::from_secs(secs)).await
 }
 
 #[when(expr = "the node of pod {string} goes NotReady for {int} second(s)")]

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use cucumber::{then, Parameter};
+use cucumber::{then, when, Parameter};
 use kepspec::harness::{checks, waits};
 
 use super::world::KepWorld;
@@ -41,6 +41,9 @@ async fn pod_terminating(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Resul
     waits::pod_terminating(w.sc()?, &pod, secs(n)).await
 }
 
+#[when(
+    expr = "within {int} seconds all {int} pods of {string} run the update revision and are ready"
+)]
 #[then(
     expr = "within {int} seconds all {int} pods of {string} run the update revision and are ready"
 )]
@@ -98,6 +101,11 @@ async fn at_most_unavailable(w: &mut KepWorld, max: usize, set: String) -> anyho
 #[then(expr = "no two pods of {string} ever existed for one ordinal")]
 async fn one_per_ordinal(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::one_pod_per_ordinal(w.sc()?, &set).await
+}
+
+#[then(expr = "the observedGeneration of {string} never went back")]
+async fn observed_generation_monotonic(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::observed_generation_monotonic(w.sc()?, &set).await
 }
 
 #[then(expr = "{string} has condition {string} with status {string} and reason {string}")]

@@ -58,11 +58,15 @@ pub enum Defect {
     /// them for leftovers). Harmless in a run without restarts; caught by a
     /// restart between a Recreate deletion and the recreation.
     ResumeDeletesClaims,
+    /// KEP-5647 / stale caches: lists with `resourceVersion=0`, accepting
+    /// whatever a (possibly lagging) apiserver cache holds, so a restarted
+    /// controller can act on a view older than one it already acted on.
+    RelistFromCache,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 15] = [
+    pub const ALL: [(&'static str, Defect); 16] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -84,6 +88,7 @@ impl Defect {
         ),
         ("keep-failed-pods", Defect::KeepFailedPods),
         ("resume-deletes-claims", Defect::ResumeDeletesClaims),
+        ("relist-from-cache", Defect::RelistFromCache),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -169,6 +174,8 @@ pub fn distort_input(
             }
         }
         Defect::ResumeDeletesClaims => resume::note_sync(set, pods_seen),
+        // Changes how the watches list (see `run::watcher_config`).
+        Defect::RelistFromCache => {}
         Defect::OneAtATimeRecreate
         | Defect::NoRecreateStartedEvent
         | Defect::NoProgressingCondition

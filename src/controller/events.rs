@@ -71,6 +71,15 @@ pub fn failure_message(
     format!("{verb} {object_kind} {object} in {set_kind} {set} failed error: {err}")
 }
 
+/// An error as client-go prints it in event messages: an apiserver refusal
+/// is its Status message alone.
+pub fn error_text(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// Message of a claim creation, as upstream words it:
 /// `create Claim www-web-0 Pod web-0 in StatefulSet web success`.
 pub fn claim_message(
@@ -166,6 +175,18 @@ pub async fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_apiserver_refusal_is_quoted_by_its_message() {
+        let status =
+            kube::core::Status::failure("Precondition failed: UID in precondition: a", "Conflict")
+                .with_code(409);
+        let err = kube::Error::Api(Box::new(status));
+        assert_eq!(
+            error_text(&err),
+            "Precondition failed: UID in precondition: a"
+        );
+    }
 
     #[test]
     fn messages_match_upstream_wording() {

@@ -197,7 +197,7 @@ async fn perform_one(
                         pod,
                         set_kind,
                         set,
-                        Some(&source.to_string()),
+                        Some(&events::error_text(&source)),
                     );
                     events::record(
                         target.client,
@@ -335,7 +335,8 @@ async fn pod_or_claim_event(
             .await;
         }
         Some(e) => {
-            let msg = events::failure_message(verb, kind, name, set_kind, set, &e.to_string());
+            let msg =
+                events::failure_message(verb, kind, name, set_kind, set, &events::error_text(e));
             events::record(
                 target.client,
                 &target.regarding,

@@ -23,6 +23,7 @@ struct Inner {
     reconciles: u64,
     errors: u64,
     stale_skips: u64,
+    consistent_reads: u64,
     duration_sum: f64,
     duration_buckets: [u64; BUCKETS.len()],
 }
@@ -59,6 +60,11 @@ impl Metrics {
     /// Records a sync skipped because a cache was behind the last write.
     pub fn stale_skip(&self) {
         self.with(|m| m.stale_skips += 1);
+    }
+
+    /// Counts a sync that read from the apiserver because a cache stayed behind.
+    pub fn consistent_read(&self) {
+        self.with(|m| m.consistent_reads += 1);
     }
 
     /// Sets a set's gauges.
@@ -99,6 +105,9 @@ impl Metrics {
             let _ = writeln!(out, "# HELP statefulset_controller_stale_sync_skips_total Syncs skipped because a cache was older than the controller's last write.");
             let _ = writeln!(out, "# TYPE statefulset_controller_stale_sync_skips_total counter");
             let _ = writeln!(out, "statefulset_controller_stale_sync_skips_total {}", m.stale_skips);
+            let _ = writeln!(out, "# HELP statefulset_controller_consistent_reads_total Syncs that read from the apiserver because a cache stayed behind the controller's last write.");
+            let _ = writeln!(out, "# TYPE statefulset_controller_consistent_reads_total counter");
+            let _ = writeln!(out, "statefulset_controller_consistent_reads_total {}", m.consistent_reads);
             let _ = writeln!(out, "# HELP statefulset_controller_reconcile_duration_seconds Time per sync.");
             let _ = writeln!(out, "# TYPE statefulset_controller_reconcile_duration_seconds histogram");
             for (i, b) in BUCKETS.iter().enumerate() {

@@ -17,7 +17,8 @@ use std::time::Duration;
 use futures::{future, stream, Stream, StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
-use kube::api::Api;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{Api, ListParams};
 use kube::core::DynamicObject;
 use kube::discovery::ApiResource;
 use kube::runtime::controller::{self, Action as Requeue};
@@ -160,6 +161,21 @@ type Queue = std::pin::Pin<
     Box<dyn Stream<Item = Result<Option<ObjectRef<DynamicObject>>, watcher::Error>> + Send>,
 >;
 
+/// How the controller's watches list: consistently (no resourceVersion),
+/// never from a cache, so a restarted controller cannot start from a view
+/// older than the one it already acted on.
+fn watcher_config() -> watcher::Config {
+    let config = watcher::Config::default();
+    #[cfg(feature = "defects")]
+    if super::defects::Defect::active() == Some(super::defects::Defect::RelistFromCache) {
+        // Unpaged: kube-rs sends resourceVersion=0 only without a limit.
+        let mut any = config.any_semantic();
+        any.page_size = None;
+        return any;
+    }
+    config
+}
+
 /// Queue entries for the set that controls an object, if any.
 fn owner_stream<K>(
     writer: reflector::store::Writer<K>,
@@ -176,7 +192,7 @@ where
         + Sync
         + 'static,
 {
-    reflector::reflector(writer, watcher(api, watcher::Config::default()))
+    reflector::reflector(writer, watcher(api, watcher_config()))
         .default_backoff()
         .map_ok(move |event| {
             let obj = match event {
@@ -236,30 +252,29 @@ pub async fn run(
 
     let set_ar = ar.clone();
     let ctx_sets = ctx.clone();
-    let set_queue: Queue =
-        reflector::reflector(sets_writer, watcher(sets_api, watcher::Config::default()))
-            .default_backoff()
-            .map_ok(move |event| {
-                let o = match event {
-                    watcher::Event::Init => {
-                        ctx_sets.seen.sets.observe(Observation::RelistStarted);
-                        return None;
-                    }
-                    watcher::Event::InitDone => {
-                        ctx_sets.seen.sets.observe(Observation::RelistDone);
-                        return None;
-                    }
-                    watcher::Event::Apply(o)
-                    | watcher::Event::Delete(o)
-                    | watcher::Event::InitApply(o) => o,
-                };
-                ctx_sets
-                    .seen
-                    .sets
-                    .observe(Observation::Object(rv_of(&o.metadata)));
-                Some(ObjectRef::from_obj_with(&o, set_ar.clone()))
-            })
-            .boxed();
+    let set_queue: Queue = reflector::reflector(sets_writer, watcher(sets_api, watcher_config()))
+        .default_backoff()
+        .map_ok(move |event| {
+            let o = match event {
+                watcher::Event::Init => {
+                    ctx_sets.seen.sets.observe(Observation::RelistStarted);
+                    return None;
+                }
+                watcher::Event::InitDone => {
+                    ctx_sets.seen.sets.observe(Observation::RelistDone);
+                    return None;
+                }
+                watcher::Event::Apply(o)
+                | watcher::Event::Delete(o)
+                | watcher::Event::InitApply(o) => o,
+            };
+            ctx_sets
+                .seen
+                .sets
+                .observe(Observation::Object(rv_of(&o.metadata)));
+            Some(ObjectRef::from_obj_with(&o, set_ar.clone()))
+        })
+        .boxed();
     let ctx_pods = ctx.clone();
     let pod_queue = owner_stream(
         pods_writer,
@@ -277,10 +292,7 @@ pub async fn run(
     // Claims never trigger a sync; their cache only has to be filled.
     let claim_queue: Queue = reflector::reflector(
         claims_writer,
-        watcher(
-            namespaced(&client, ns.as_deref()),
-            watcher::Config::default(),
-        ),
+        watcher(namespaced(&client, ns.as_deref()), watcher_config()),
     )
     .default_backoff()
     .touched_objects()
@@ -340,20 +352,38 @@ fn key_of(set: &DynamicObject) -> String {
     format!("{}/{}", set.namespace().unwrap_or_default(), set.name_any())
 }
 
+/// How current the caches are for one set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CacheState {
+    /// Every cache has seen what the last sync of the set wrote.
+    Fresh,
+    /// Some cache has not yet: skip the sync, the watch event will queue it.
+    Behind,
+    /// Some cache has been behind for longer than [`STALE_LIMIT`]: read
+    /// consistently from the apiserver instead of waiting longer.
+    Overdue,
+}
+
 /// Whether every cache has caught up with what the last sync of this set wrote.
-fn caches_fresh(ctx: &Context, key: &str) -> bool {
+fn cache_state(ctx: &Context, key: &str) -> CacheState {
     let expected = ctx
         .expected
         .lock()
         .map(|m| m.get(key).copied())
         .unwrap_or_default();
     match expected {
-        None => true,
+        None => CacheState::Fresh,
         Some((f, since)) => {
             let caught_up = ctx.seen.pods.caught_up(f.pods)
                 && ctx.seen.sets.caught_up(f.sets)
                 && ctx.seen.revisions.caught_up(f.revisions);
-            caught_up || since.elapsed() > STALE_LIMIT
+            if caught_up {
+                CacheState::Fresh
+            } else if since.elapsed() > STALE_LIMIT {
+                CacheState::Overdue
+            } else {
+                CacheState::Behind
+            }
         }
     }
 }
@@ -368,21 +398,130 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
     if set.metadata.deletion_timestamp.is_some() {
         return Ok(Requeue::await_change());
     }
-    if !caches_fresh(&ctx, &key) {
-        ctx.opts.metrics.stale_skip();
-        // The watch event that brings the cache up to date queues the set again;
-        // the timer is only a safety net.
-        return Ok(Requeue::requeue(Duration::from_secs(1)));
-    }
     let started = std::time::Instant::now();
-    let result = sync_fresh(&set, &ctx, &key).await;
+    let result = match cache_state(&ctx, &key) {
+        CacheState::Fresh => {
+            let view = cached_view(&ctx, &set);
+            sync_fresh(&set, view, &ctx, &key).await
+        }
+        CacheState::Behind => {
+            ctx.opts.metrics.stale_skip();
+            // The watch event that brings the cache up to date queues the set
+            // again; the timer is only a safety net.
+            return Ok(Requeue::requeue(Duration::from_secs(1)));
+        }
+        CacheState::Overdue => {
+            // A watch that lags (or can never deliver what was expected):
+            // decide on a consistent read, never on the stale cache.
+            ctx.opts.metrics.consistent_read();
+            match consistent_view(&ctx, &set).await {
+                Ok(Some((set, view))) => sync_fresh(&set, view, &ctx, &key).await,
+                Ok(None) => return Ok(Requeue::await_change()),
+                Err(e) => Err(e),
+            }
+        }
+    };
     ctx.opts
         .metrics
         .reconciled(started.elapsed(), result.is_err());
     result
 }
 
-async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Requeue, SyncError> {
+/// The objects a sync decides on, besides the set.
+struct View {
+    pods: Vec<Pod>,
+    claims: Vec<PersistentVolumeClaim>,
+    revisions: Vec<ControllerRevision>,
+}
+
+fn owned_by(uid: &str, refs: &[OwnerReference]) -> bool {
+    refs.iter()
+        .any(|r| r.controller == Some(true) && r.uid == uid)
+}
+
+impl View {
+    /// Keeps the set's own pods and revisions and the claims of its namespace.
+    fn of_set(
+        set: &DynamicObject,
+        pods: impl Iterator<Item = Pod>,
+        claims: impl Iterator<Item = PersistentVolumeClaim>,
+        revisions: impl Iterator<Item = ControllerRevision>,
+    ) -> View {
+        let ns = set.namespace().unwrap_or_default();
+        let uid = set.uid().unwrap_or_default();
+        let here = |o: Option<String>| o.as_deref() == Some(ns.as_str());
+        View {
+            pods: pods
+                .filter(|p| here(p.namespace()) && owned_by(&uid, p.owner_references()))
+                .collect(),
+            claims: claims.filter(|c| here(c.namespace())).collect(),
+            revisions: revisions
+                .filter(|r| here(r.namespace()) && owned_by(&uid, r.owner_references()))
+                .collect(),
+        }
+    }
+}
+
+/// The set's objects as the caches hold them.
+fn cached_view(ctx: &Context, set: &DynamicObject) -> View {
+    View::of_set(
+        set,
+        ctx.pods.state().iter().map(|p| p.as_ref().clone()),
+        ctx.claims.state().iter().map(|c| c.as_ref().clone()),
+        ctx.revisions.state().iter().map(|r| r.as_ref().clone()),
+    )
+}
+
+/// The set and its objects read from the apiserver with consistent reads
+/// (no resourceVersion), or `None` if the set is gone.
+async fn consistent_view(
+    ctx: &Context,
+    set: &DynamicObject,
+) -> Result<Option<(DynamicObject, View)>, SyncError> {
+    let ns = set.namespace().unwrap_or_default();
+    let read = |what: &str, source: kube::Error| {
+        SyncError::Action(execute::ActionError {
+            action: format!("read {what} in {ns}"),
+            source,
+        })
+    };
+    let sets: Api<DynamicObject> =
+        Api::namespaced_with(ctx.client.clone(), &ns, &ctx.opts.resource);
+    let Some(set) = sets
+        .get_opt(&set.name_any())
+        .await
+        .map_err(|e| read("the set", e))?
+    else {
+        return Ok(None);
+    };
+    let all = ListParams::default();
+    let pods = Api::<Pod>::namespaced(ctx.client.clone(), &ns)
+        .list(&all)
+        .await
+        .map_err(|e| read("pods", e))?;
+    let claims = Api::<PersistentVolumeClaim>::namespaced(ctx.client.clone(), &ns)
+        .list(&all)
+        .await
+        .map_err(|e| read("claims", e))?;
+    let revisions = Api::<ControllerRevision>::namespaced(ctx.client.clone(), &ns)
+        .list(&all)
+        .await
+        .map_err(|e| read("revisions", e))?;
+    let view = View::of_set(
+        &set,
+        pods.items.into_iter(),
+        claims.items.into_iter(),
+        revisions.items.into_iter(),
+    );
+    Ok(Some((set, view)))
+}
+
+async fn sync_fresh(
+    set: &DynamicObject,
+    view: View,
+    ctx: &Context,
+    key: &str,
+) -> Result<Requeue, SyncError> {
     let key = key.to_string();
 
     let raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
@@ -391,36 +530,11 @@ async fn sync_fresh(set: &DynamicObject, ctx: &Context, key: &str) -> Result<Req
         .map_err(|e| SyncError::Decode(key.clone(), e))?;
     let ns = set.namespace().unwrap_or_default();
     let uid = set.uid().unwrap_or_default();
-    let owned_by_set =
-        |refs: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference]| {
-            refs.iter()
-                .any(|r| r.controller == Some(true) && r.uid == uid)
-        };
-    let mut pods: Vec<Pod> = ctx
-        .pods
-        .state()
-        .iter()
-        .filter(|p| {
-            p.namespace().as_deref() == Some(ns.as_str()) && owned_by_set(p.owner_references())
-        })
-        .map(|p| p.as_ref().clone())
-        .collect();
-    let claims: Vec<PersistentVolumeClaim> = ctx
-        .claims
-        .state()
-        .iter()
-        .filter(|c| c.namespace().as_deref() == Some(ns.as_str()))
-        .map(|c| c.as_ref().clone())
-        .collect();
-    let revisions: Vec<ControllerRevision> = ctx
-        .revisions
-        .state()
-        .iter()
-        .filter(|r| {
-            r.namespace().as_deref() == Some(ns.as_str()) && owned_by_set(r.owner_references())
-        })
-        .map(|r| r.as_ref().clone())
-        .collect();
+    let View {
+        mut pods,
+        claims,
+        revisions,
+    } = view;
 
     let regarding = Regarding {
         api_version: ctx.opts.resource.api_version.clone(),

@@ -191,6 +191,15 @@ pub async fn one_pod_per_ordinal(sc: &mut Scenario, set: &str) -> anyhow::Result
     )
 }
 
+/// The set's observedGeneration never went down.
+pub async fn observed_generation_monotonic(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    keep(
+        sc,
+        rules::observed_generation_monotonic(&t, &clauses::observed_generation(), set),
+    )
+}
+
 /// The set had the condition at some moment since the first change.
 pub async fn condition_seen(
     sc: &mut Scenario,

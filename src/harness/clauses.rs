@@ -122,3 +122,11 @@ pub fn pvc_retention() -> Clause {
         "whenDeleted and whenScaled decide whether PVCs are deleted when the StatefulSet is deleted or scaled down",
     )
 }
+
+/// API conventions: observedGeneration only moves forward.
+pub fn observed_generation() -> Clause {
+    Clause::new(
+        "Kubernetes API conventions, status.observedGeneration",
+        "observedGeneration is the generation most recently observed by the controller; it never goes back to an older one",
+    )
+}

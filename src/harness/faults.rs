@@ -4,7 +4,7 @@
 //! fault that never fired fails the scenario instead of passing silently.
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -14,6 +14,7 @@ use super::staging::ISOLATED_TAG;
 use crate::sim::faults::{
     FaultAction, FaultRule, Faults, Listener, RequestRecord, RuleId, Selection,
 };
+use crate::sim::stale::{Lag, StaleView};
 
 /// The tag of scenarios that need the embedded cluster's precision.
 pub const EMBEDDED_ONLY_TAG: &str = "embedded-only";
@@ -223,6 +224,50 @@ pub async fn end_watches(
         ..FaultRule::default()
     };
     inject(sc, words, rule, true)?;
+    super::staging::restart_controller(sc).await
+}
+
+/// Serves the controller a stale view for `lasting`: its watches (the open
+/// ones too) deliver each change only once it trails by `lag`, and its reads
+/// that allow a cache answer from that past; afterwards it catches up. The
+/// fault fired once a read of the controller was answered behind.
+pub fn stale_view(
+    sc: &mut Scenario,
+    words: &str,
+    lag: Lag,
+    lasting: Duration,
+) -> anyhow::Result<()> {
+    let id = faults_of(sc)?.add_stale_view(StaleView {
+        user_agent_contains: CONTROLLER_AGENT.to_string(),
+        lag,
+        until: Instant::now() + lasting,
+    });
+    sc.faults.push(Injected {
+        words: words.to_string(),
+        rule: id,
+        must_fire: true,
+    });
+    Ok(())
+}
+
+/// Restarts the controller onto a view frozen right at the scenario's
+/// latest write to the set `set`, for `lasting`: the controller starts
+/// against an apiserver whose cache is older than what it already acted on
+/// (the "time travel" of a restarted client). Its consistent lists still
+/// see the present.
+pub async fn restart_onto_past(
+    sc: &mut Scenario,
+    words: &str,
+    set: &str,
+    lasting: Duration,
+) -> anyhow::Result<()> {
+    let key = (crate::history::timeline::Kind::StatefulSet, set.to_string());
+    let Some(&written) = sc.written.get(&key) else {
+        return Err(input(format!(
+            "the scenario has not changed StatefulSet {set:?}, so there is no such moment to go back to"
+        )));
+    };
+    stale_view(sc, words, Lag::At(written), lasting)?;
     super::staging::restart_controller(sc).await
 }
 

@@ -433,3 +433,23 @@ fn bench_checkers_on_100k_entries() {
         println!("{name}: {:?} (ok={ok})", s.elapsed());
     }
 }
+
+#[test]
+fn observed_generation_going_back_is_caught() {
+    let mut b = TimelineBuilder::new();
+    b.set_status("web", json!({"observedGeneration": 1}))
+        .at(1.0)
+        .set_status("web", json!({"observedGeneration": 2}))
+        .at(2.0)
+        .set_status("web", json!({"observedGeneration": 2, "readyReplicas": 3}));
+    observed_generation_monotonic(b.timeline(), &clause(), "web").unwrap();
+    observed_generation_monotonic(b.timeline(), &clause(), "other").unwrap();
+    b.at(3.0)
+        .set_status("web", json!({"observedGeneration": 1}));
+    let v = observed_generation_monotonic(&b.build(), &clause(), "web").unwrap_err();
+    assert!(
+        v.to_string().contains("observedGeneration 1")
+            && v.to_string().contains("after reporting 2"),
+        "{v}"
+    );
+}

@@ -238,6 +238,38 @@ pub fn one_pod_per_ordinal(
     Ok(())
 }
 
+/// The set's `status.observedGeneration` never goes down: a controller
+/// never reports a spec older than one it already reported acting on.
+pub fn observed_generation_monotonic(
+    t: &Timeline,
+    clause: &Clause,
+    set: &str,
+) -> Result<(), Violation> {
+    let mut highest: Option<(i64, &str)> = None;
+    for e in t.entries() {
+        if e.kind != Kind::StatefulSet || e.name != set || e.change == Change::Deleted {
+            continue;
+        }
+        let Some(observed) = e.object["status"]["observedGeneration"].as_i64() else {
+            continue;
+        };
+        if let Some((top, rv)) = highest.filter(|(top, _)| observed < *top) {
+            let msg = format!(
+                "{set} reports observedGeneration {observed} at resourceVersion {}, after reporting {top} at resourceVersion {rv}",
+                e.resource_version
+            );
+            return Err(Violation::at_entry(
+                t,
+                clause,
+                e.seq,
+                Breach::new(msg, Vec::new()),
+            ));
+        }
+        highest = Some((observed, e.resource_version.as_str()));
+    }
+    Ok(())
+}
+
 /// True when `claim` is named `<template>-<set>-<ordinal>`.
 pub fn is_claim_of(set: &str, claim: &str) -> bool {
     split_ordinal(claim).is_some_and(|(parent, _)| {

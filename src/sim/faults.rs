@@ -5,10 +5,9 @@
 //! notify a listener once the response is produced, or end a watch early
 //! (dropped, or with a 410 `Expired` error event so the client relists).
 //!
-//! A stale view (serving one client objects lagging N resource versions) is
-//! not offered: the store keeps only the current objects plus a bounded event
-//! window, so an old state of a list cannot be rebuilt faithfully; delayed and
-//! dropped watches give the lagging-informer effect instead.
+//! Stale views ([`StaleView`]: one client served the cluster as it was N
+//! resource versions or D ago) are installed here too, sharing rule ids and
+//! hit counts; the read and watch handlers ask [`Faults::stale_view_for`].
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -16,6 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::stale::StaleView;
 use super::status::ApiError;
 
 /// What a request addressed, in apiserver `RequestInfo` terms.
@@ -241,6 +241,7 @@ struct Inner {
     next_rule: u64,
     watch_ends: VecDeque<(WatchKey, WatchEnd)>,
     fences: Vec<String>,
+    stale: Vec<(RuleId, StaleView, Hits)>,
 }
 
 /// Which watch a pending [`WatchEnd`] is for: user agent, resource, namespace.
@@ -253,6 +254,8 @@ const PENDING_WATCH_ENDS: usize = 64;
 #[derive(Clone)]
 pub struct Faults {
     inner: Arc<Mutex<Inner>>,
+    /// Bumped when a stale view is installed or ended, to wake watches.
+    views: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl Faults {
@@ -267,7 +270,9 @@ impl Faults {
                 next_rule: 1,
                 watch_ends: VecDeque::new(),
                 fences: Vec::new(),
+                stale: Vec::new(),
             })),
+            views: Arc::new(tokio::sync::watch::channel(0).0),
         }
     }
 
@@ -378,13 +383,61 @@ impl Faults {
         self.lock().fences.retain(|f| f != user_agent_contains);
     }
 
-    /// How often a rule matched and acted (`None` for an unknown rule).
+    /// How often a rule matched and acted (`None` for an unknown rule). For
+    /// a stale view: reads it applied to, and reads it answered behind the
+    /// current state (a list or get served old, a watch event held back).
     pub fn hits(&self, id: RuleId) -> Option<Hits> {
+        let inner = self.lock();
+        let rule = inner.rules.iter().find(|(i, ..)| *i == id);
+        let view = || inner.stale.iter().find(|(i, ..)| *i == id);
+        rule.map(|(_, _, h)| *h)
+            .or_else(|| view().map(|(_, _, h)| *h))
+    }
+
+    /// Serves the matching clients a stale view until its time is up.
+    pub fn add_stale_view(&self, view: StaleView) -> RuleId {
+        let mut inner = self.lock();
+        let id = RuleId(inner.next_rule);
+        inner.next_rule += 1;
+        inner.stale.push((id, view, Hits::default()));
+        drop(inner);
+        self.views.send_modify(|n| *n += 1);
+        id
+    }
+
+    /// A receiver that changes whenever a stale view is installed or ended.
+    pub fn subscribe_views(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.views.subscribe()
+    }
+
+    /// The stale view in force for a client now, if any.
+    pub fn stale_view_for(&self, user_agent: &str) -> Option<(RuleId, StaleView)> {
+        let now = std::time::Instant::now();
         self.lock()
-            .rules
+            .stale
             .iter()
-            .find(|(i, ..)| *i == id)
-            .map(|(_, _, h)| *h)
+            .find(|(_, v, _)| v.active(now) && v.serves(user_agent))
+            .map(|(id, v, _)| (*id, v.clone()))
+    }
+
+    /// Ends a stale view now: its clients' watches catch up.
+    pub fn end_stale_view(&self, id: RuleId) {
+        let now = std::time::Instant::now();
+        for (i, v, _) in self.lock().stale.iter_mut() {
+            if *i == id && v.until > now {
+                v.until = now;
+            }
+        }
+        self.views.send_modify(|n| *n += 1);
+    }
+
+    /// Counts a read a stale view applied to, and whether it was answered
+    /// behind the current state.
+    pub fn count_stale(&self, id: RuleId, matched: bool, behind: bool) {
+        if let Some((_, _, h)) = self.lock().stale.iter_mut().find(|(i, ..)| *i == id) {
+            h.matched += u64::from(matched);
+            h.applied += u64::from(behind);
+        }
     }
 
     /// The recorded requests, oldest first.
@@ -411,9 +464,13 @@ impl Faults {
         self.lock().rules.retain(|(i, ..)| *i != id);
     }
 
-    /// Removes every rule.
+    /// Removes every rule and stale view.
     pub fn clear_rules(&self) {
-        self.lock().rules.clear();
+        let mut inner = self.lock();
+        inner.rules.clear();
+        inner.stale.clear();
+        drop(inner);
+        self.views.send_modify(|n| *n += 1);
     }
 }
 

@@ -56,6 +56,7 @@ pub mod objects;
 pub mod patch;
 pub mod resources;
 pub mod selector;
+pub mod stale;
 pub mod status;
 pub mod store;
 pub mod update;

@@ -1,9 +1,12 @@
 //! The object store: JSON objects keyed by group/resource/namespace/name, one
 //! resourceVersion counter for everything, and a bounded event log that
-//! watches resume from.
+//! watches resume from. Every event keeps the object's state before the
+//! change, so the state of a type at any resourceVersion still inside the
+//! log can be rebuilt (for stale views, see [`super::faults`]).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -81,8 +84,11 @@ pub struct Event {
     pub key: ObjKey,
     /// The object after the change (the last state for deletions).
     pub object: Value,
-    /// The object before the change (for selector transitions in watches).
+    /// The stored object before the change (`None` for creations): for
+    /// selector transitions in watches and for rebuilding older states.
     pub prev: Option<Value>,
+    /// When the change was committed.
+    pub at: Instant,
 }
 
 /// A resume point that has been compacted away.
@@ -213,6 +219,88 @@ impl Store {
         Ok((events, inner.rv.max(after)))
     }
 
+    /// All objects of a type (in one namespace if given) as they were at
+    /// resourceVersion `at`, rebuilt by undoing the later events, or
+    /// `Expired` if some of those have been compacted away. `at` at or
+    /// beyond the latest resourceVersion gives the current state.
+    pub fn list_at(
+        &self,
+        gr: &Gr,
+        namespace: Option<&str>,
+        at: u64,
+    ) -> Result<Vec<Value>, Expired> {
+        let inner = self.lock();
+        if at < inner.compacted_through {
+            return Err(Expired {
+                requested: at,
+                oldest: inner.compacted_through,
+            });
+        }
+        let mut state: BTreeMap<ObjKey, Value> = list_in(&inner.objects, gr, namespace)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let start = inner.log.partition_point(|e| e.rv <= at);
+        for e in inner.log.range(start..).rev() {
+            if &e.key.gr != gr || namespace.is_some_and(|ns| e.key.namespace != ns) {
+                continue;
+            }
+            match &e.prev {
+                Some(prev) => state.insert(e.key.clone(), prev.clone()),
+                None => state.remove(&e.key),
+            };
+        }
+        Ok(state.into_values().collect())
+    }
+
+    /// One object as it was at resourceVersion `at` (see [`Self::list_at`]).
+    pub fn get_at(
+        &self,
+        gr: &Gr,
+        namespace: &str,
+        name: &str,
+        at: u64,
+    ) -> Result<Option<Value>, Expired> {
+        let inner = self.lock();
+        if at < inner.compacted_through {
+            return Err(Expired {
+                requested: at,
+                oldest: inner.compacted_through,
+            });
+        }
+        let key = ObjKey::new(gr, namespace, name);
+        let mut obj = inner.objects.get(&key).cloned();
+        let start = inner.log.partition_point(|e| e.rv <= at);
+        for e in inner.log.range(start..).rev().filter(|e| e.key == key) {
+            obj = e.prev.clone();
+        }
+        Ok(obj)
+    }
+
+    /// The newest resourceVersion committed at or before `instant`: the
+    /// view of a reader that lags by a duration. Gives the oldest point
+    /// the log can rebuild if every logged change is newer.
+    pub fn resource_version_at(&self, instant: Instant) -> u64 {
+        let inner = self.lock();
+        let newer = inner.log.partition_point(|e| e.at <= instant);
+        match newer.checked_sub(1).and_then(|i| inner.log.get(i)) {
+            Some(e) => e.rv,
+            None => inner.log.front().map_or(inner.rv, |e| {
+                e.rv.saturating_sub(1).max(inner.compacted_through)
+            }),
+        }
+    }
+
+    /// Whether a change of `gr` (in `namespace` if given) was committed
+    /// after `after`: a view at `after` differs from the current one.
+    pub fn changed_since(&self, gr: &Gr, namespace: Option<&str>, after: u64) -> bool {
+        let inner = self.lock();
+        let start = inner.log.partition_point(|e| e.rv <= after);
+        inner
+            .log
+            .range(start..)
+            .any(|e| &e.key.gr == gr && namespace.is_none_or(|ns| e.key.namespace == ns))
+    }
+
     /// Every stored key and object (for the garbage collector).
     pub fn snapshot(&self) -> Vec<(ObjKey, Value)> {
         self.lock()
@@ -277,6 +365,7 @@ impl Txn<'_> {
             key: key.clone(),
             object,
             prev,
+            at: Instant::now(),
         });
         while self.inner.log.len() > self.inner.window {
             if let Some(old) = self.inner.log.pop_front() {
@@ -307,17 +396,17 @@ impl Txn<'_> {
     /// Removes an object; returns its last state (stamped with the deletion's resourceVersion).
     pub fn remove(&mut self, key: &ObjKey) -> Option<Value> {
         let obj = self.inner.objects.remove(key)?;
-        Some(self.record_removal(key, obj))
+        Some(self.record_removal(key, obj.clone(), obj))
     }
 
     /// Removes an object, reporting `last` as its final state.
     pub fn remove_as(&mut self, key: &ObjKey, last: Value) -> Option<Value> {
-        self.inner.objects.remove(key)?;
-        Some(self.record_removal(key, last))
+        let stored = self.inner.objects.remove(key)?;
+        Some(self.record_removal(key, last, stored))
     }
 
-    fn record_removal(&mut self, key: &ObjKey, mut obj: Value) -> Value {
-        let rv = self.record(EventType::Deleted, key, obj.clone(), None);
+    fn record_removal(&mut self, key: &ObjKey, mut obj: Value, stored: Value) -> Value {
+        let rv = self.record(EventType::Deleted, key, obj.clone(), Some(stored));
         set_rv(&mut obj, rv);
         obj
     }
@@ -363,6 +452,84 @@ mod tests {
         // rvs 2..5; only 4 and 5 kept.
         assert!(s.events_after(&gr, None, 2).is_err());
         assert_eq!(s.events_after(&gr, None, 3).unwrap().0.len(), 2);
+    }
+
+    fn labelled(name: &str, v: u32) -> Value {
+        json!({"metadata": {"name": name, "namespace": "default", "labels": {"v": v.to_string()}}})
+    }
+
+    #[test]
+    fn older_states_are_rebuilt_from_the_log() {
+        let s = Store::new(100);
+        let gr = Gr::new("", "pods");
+        let (a, b) = (
+            ObjKey::new(&gr, "default", "a"),
+            ObjKey::new(&gr, "default", "b"),
+        );
+        s.transact(|t| t.create(&a, labelled("a", 1))); // 2
+        s.transact(|t| {
+            t.create(
+                &ObjKey::new(&Gr::new("", "configmaps"), "default", "c"),
+                pod("c"),
+            )
+        }); // 3
+        s.transact(|t| t.update(&a, labelled("a", 2))); // 4
+        s.transact(|t| t.create(&b, labelled("b", 1))); // 5
+        s.transact(|t| t.remove(&a)); // 6
+        let names = |at| {
+            s.list_at(&gr, Some("default"), at)
+                .unwrap()
+                .iter()
+                .map(|o| {
+                    format!(
+                        "{}@{}",
+                        o["metadata"]["name"].as_str().unwrap(),
+                        o["metadata"]["resourceVersion"].as_str().unwrap()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(1), Vec::<String>::new());
+        assert_eq!(names(3), ["a@2"]);
+        assert_eq!(names(4), ["a@4"]);
+        assert_eq!(names(5), ["a@4", "b@5"]);
+        assert_eq!(names(6), ["b@5"]);
+        assert_eq!(names(99), ["b@5"]);
+        let a4 = s.get_at(&gr, "default", "a", 4).unwrap().unwrap();
+        assert_eq!(a4["metadata"]["labels"]["v"], "2");
+        assert_eq!(s.get_at(&gr, "default", "a", 6).unwrap(), None);
+        assert_eq!(s.get_at(&gr, "default", "b", 4).unwrap(), None);
+        assert!(s.changed_since(&gr, None, 5));
+        assert!(!s.changed_since(&gr, None, 6));
+        assert!(!s.changed_since(&Gr::new("", "configmaps"), None, 3));
+    }
+
+    #[test]
+    fn a_compacted_past_cannot_be_rebuilt() {
+        let s = Store::new(2);
+        let gr = Gr::new("", "pods");
+        for n in ["a", "b", "c"] {
+            s.transact(|t| t.create(&ObjKey::new(&gr, "default", n), pod(n)));
+        }
+        assert!(s.list_at(&gr, None, 2).is_err());
+        assert_eq!(s.list_at(&gr, None, 3).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_reader_lagging_by_time_sees_what_was_committed_by_then() {
+        let s = Store::new(100);
+        let gr = Gr::new("", "pods");
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(2));
+        let before = Instant::now();
+        pause();
+        s.transact(|t| t.create(&ObjKey::new(&gr, "default", "a"), pod("a"))); // 2
+        pause();
+        let between = Instant::now();
+        pause();
+        s.transact(|t| t.create(&ObjKey::new(&gr, "default", "b"), pod("b"))); // 3
+        assert_eq!(s.resource_version_at(before), 1);
+        assert_eq!(s.resource_version_at(between), 2);
+        assert_eq!(s.resource_version_at(Instant::now()), 3);
     }
 
     #[test]

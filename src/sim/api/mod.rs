@@ -334,6 +334,25 @@ impl Req<'_> {
         })
     }
 
+    /// The `User-Agent` header ("" if absent).
+    pub fn user_agent(&self) -> &str {
+        self.headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The stale view in force for this client, if its read allows a cache
+    /// (see [`super::stale::cacheable_read`]), with the resourceVersion the
+    /// answer must be at least as new as.
+    pub fn stale_view(&self) -> Option<(super::faults::RuleId, super::stale::StaleView, u64)> {
+        let param = |k: &str| self.params.get(k).map_or("", String::as_str);
+        let floor =
+            super::stale::cacheable_read(param("resourceVersion"), param("resourceVersionMatch"))?;
+        let (id, view) = self.state.faults.stale_view_for(self.user_agent())?;
+        Some((id, view, floor))
+    }
+
     /// The Content-Type's media type ("" if absent).
     pub fn content_type(&self) -> String {
         self.headers

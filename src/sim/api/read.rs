@@ -58,11 +58,23 @@ impl Selectors {
 /// `GET .../name[/status|/scale]`.
 pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
     let info = req.info;
-    let obj = req
-        .state
-        .store
-        .get(&info.gr(), req.ns, req.name)
-        .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, req.name))?;
+    let store = &req.state.store;
+    let current = || store.get(&info.gr(), req.ns, req.name);
+    let obj = match req.stale_view() {
+        Some((id, view, floor)) => {
+            let at = view.view(store, std::time::Instant::now()).max(floor);
+            match store.get_at(&info.gr(), req.ns, req.name, at) {
+                Ok(old) => {
+                    let behind = old != current();
+                    req.state.faults.count_stale(id, true, behind);
+                    old
+                }
+                Err(_) => current(),
+            }
+        }
+        None => current(),
+    }
+    .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, req.name))?;
     let out = match req.sub {
         "scale" => sub::scale_of(info, &obj),
         "log" => return super::logs::get(req, &obj),
@@ -140,12 +152,31 @@ fn sort_key(obj: &Value) -> String {
     }
 }
 
+/// The objects a list answers with and their resourceVersion: the current
+/// state, or the state a stale view shows this client.
+fn list_state(req: &Req<'_>, ns: Option<&str>) -> (Vec<Value>, u64) {
+    let store = &req.state.store;
+    let gr = req.info.gr();
+    if let Some((id, view, floor)) = req.stale_view() {
+        let at = view.view(store, std::time::Instant::now()).max(floor);
+        if at < store.resource_version() {
+            if let Ok(items) = store.list_at(&gr, ns, at) {
+                let behind = store.changed_since(&gr, ns, at);
+                req.state.faults.count_stale(id, true, behind);
+                return (items, at);
+            }
+        }
+        req.state.faults.count_stale(id, true, false);
+    }
+    store.list(&gr, ns)
+}
+
 /// `GET` a collection.
 pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
     let info = req.info;
     let sel = Selectors::from_req(req)?;
     let ns = (!req.all_namespaces).then_some(req.ns);
-    let (items, rv) = req.state.store.list(&info.gr(), ns);
+    let (items, rv) = list_state(req, ns);
     let mut items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
     items.sort_by_key(sort_key);
     let rv_param = req

@@ -1,6 +1,6 @@
 //! `watch`: newline-delimited JSON events over a chunked response.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
@@ -9,9 +9,10 @@ use rand::Rng;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::super::faults::WatchEnd;
+use super::super::faults::{RuleId, WatchEnd};
 use super::super::resources::ResourceInfo;
 use super::super::selector::FieldRequirement;
+use super::super::stale::StaleView;
 use super::super::status::ApiError;
 use super::super::store::{Event, EventType, Gr, Store};
 use super::read::{output, Selectors};
@@ -93,11 +94,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         None => Duration::from_secs(rand::rng().random_range(1800..3600)),
     };
     let ns = (!req.all_namespaces).then(|| req.ns.to_string());
-    let agent = req
-        .headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
+    let agent = req.user_agent();
     let end = req
         .state
         .faults
@@ -114,6 +111,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         timeout,
         table: req.table(),
         end,
+        agent: agent.to_string(),
     };
     tokio::spawn(job.run(tx));
     let stream = futures::stream::unfold(rx, |mut rx| async move {
@@ -142,6 +140,8 @@ struct WatchJob {
     table: Option<String>,
     /// An early end a fault rule decided for this watch.
     end: Option<WatchEnd>,
+    /// The client's user agent (stale views are looked up by it).
+    agent: String,
 }
 
 type Tx = mpsc::Sender<Bytes>;
@@ -167,8 +167,33 @@ impl WatchJob {
         }
     }
 
+    /// The stale view in force for this watch now, counted as a read it
+    /// applies to when `count` (once per watch).
+    fn stale(&self, count: bool) -> Option<(RuleId, StaleView)> {
+        let found = self.state.faults.stale_view_for(&self.agent);
+        if let (Some((id, _)), true) = (&found, count) {
+            self.state.faults.count_stale(*id, true, false);
+        }
+        found
+    }
+
+    /// The current state, or the state a stale view shows.
+    fn state_now(&self, store: &Store) -> (Vec<Value>, u64) {
+        let gr = self.gr();
+        let ns = self.ns.as_deref();
+        if let Some((id, view)) = self.stale(true) {
+            let at = view.view(store, Instant::now());
+            if let Ok(items) = store.list_at(&gr, ns, at) {
+                let behind = store.changed_since(&gr, ns, at);
+                self.state.faults.count_stale(id, false, behind);
+                return (items, at);
+            }
+        }
+        store.list(&gr, ns)
+    }
+
     async fn initial(&self, store: &Store, tx: &mut Tx) -> Result<u64, ()> {
-        let (items, rv) = store.list(&self.gr(), self.ns.as_deref());
+        let (items, rv) = self.state_now(store);
         for o in items.into_iter().filter(|o| self.sel.matches(o)) {
             tx.send(self.event("ADDED", o)).await.map_err(|_| ())?;
         }
@@ -183,6 +208,7 @@ impl WatchJob {
     async fn run(self, mut tx: Tx) {
         let store = self.state.store.clone();
         let mut changed = store.subscribe();
+        let mut views = self.state.faults.subscribe_views();
         let deadline = tokio::time::sleep(self.timeout);
         tokio::pin!(deadline);
         let cut = match self.end {
@@ -201,8 +227,11 @@ impl WatchJob {
             },
             Start::After(rv) => rv,
         };
+        let mut counted = matches!(self.start, Start::Initial);
         loop {
-            match store.events_after(&self.gr(), self.ns.as_deref(), last) {
+            let stale = self.stale(!counted);
+            counted |= stale.is_some();
+            let wake = match store.events_after(&self.gr(), self.ns.as_deref(), last) {
                 Err(exp) => {
                     let e = ApiError::gone(format!(
                         "too old resource version: {} ({})",
@@ -212,18 +241,42 @@ impl WatchJob {
                     return;
                 }
                 Ok((events, rv)) => {
+                    // A stale view delivers up to its resourceVersion and
+                    // holds the rest until they become visible.
+                    let view = match &stale {
+                        Some((_, v)) => v.view(&store, Instant::now()),
+                        None => rv,
+                    };
+                    let mut held = None;
                     for ev in &events {
-                        if let Some((kind, obj)) = translate(ev, &self.sel) {
+                        let shown = translate(ev, &self.sel);
+                        if let (Some((_, v)), true) = (&stale, ev.rv > view) {
+                            if shown.is_some() {
+                                held = Some(v.visible_at(ev.at));
+                                break;
+                            }
+                            continue;
+                        }
+                        if let Some((kind, obj)) = shown {
                             let l = self.event(kind.as_str(), obj);
                             if tx.send(l).await.is_err() {
                                 return;
                             }
                         }
                     }
-                    last = rv;
+                    if let (Some((id, _)), Some(_)) = (&stale, held) {
+                        self.state.faults.count_stale(*id, false, true);
+                    }
+                    last = last.max(rv.min(view));
+                    held
                 }
-            }
+            };
+            let stale_wake = tokio::time::sleep_until(
+                wake.unwrap_or_else(|| Instant::now() + self.timeout).into(),
+            );
             tokio::select! {
+                _ = stale_wake, if wake.is_some() => {}
+                r = views.changed() => if r.is_err() { return; },
                 r = changed.changed() => if r.is_err() { return; },
                 _ = &mut deadline => return,
                 _ = &mut cut, if self.end.is_some() => {
@@ -258,6 +311,7 @@ mod tests {
             key: ObjKey::new(&Gr::new("", "pods"), "d", "p"),
             object: obj,
             prev,
+            at: std::time::Instant::now(),
         }
     }
 

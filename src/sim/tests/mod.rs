@@ -8,6 +8,7 @@ mod kinds;
 mod kubectl;
 mod patches;
 mod robustness;
+mod stale;
 mod watches;
 
 use std::time::Duration;

@@ -1,0 +1,72 @@
+@faults @isolated @embedded-only
+Feature: Rollouts keep their guarantees when the controller's view is stale
+  A controller sees the cluster through watch caches, and a cache can lag
+  behind: an apiserver replica that fell behind, a slow informer. Here the
+  controller's watches deliver each change late and its cacheable reads
+  answer from the past, for a while; reads without a resourceVersion stay
+  consistent, as kube-apiserver serves them. Whatever the controller makes of
+  a stale view, a Recreate rollout must never mix revisions (KEP-3541), a
+  rolling update must never take more pods down than maxUnavailable allows
+  (KEP-961), and once the view is current again the rollout completes.
+
+  @kep-3541
+  Scenario: Recreate while the controller's view lags 25 resource versions
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller's view lags 25 resource versions behind for 15 seconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And no two pods of "web" ever existed for one ordinal
+    And every PersistentVolumeClaim of "web" kept its uid
+    And the observedGeneration of "web" never went back
+    And every injected fault was triggered
+
+  @kep-3541
+  Scenario: Parallel Recreate while the controller's view lags one second
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller's view lags 1000 milliseconds behind for 15 seconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And no two pods of "web" ever existed for one ordinal
+    And every PersistentVolumeClaim of "web" kept its uid
+    And the observedGeneration of "web" never went back
+    And every injected fault was triggered
+
+  @kep-961
+  Scenario: maxUnavailable 2 while the controller's view lags 25 resource versions
+    Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
+    And all pods of "web" are running and ready
+    And the controller's view lags 25 resource versions behind for 15 seconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 2 pods of "web" unavailable
+    And the observedGeneration of "web" never went back
+    And every injected fault was triggered
+
+  @kep-961
+  Scenario: maxUnavailable 2 while the controller's view lags one second
+    Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
+    And all pods of "web" are running and ready
+    And the controller's view lags 1000 milliseconds behind for 15 seconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 2 pods of "web" unavailable
+    And the observedGeneration of "web" never went back
+    And every injected fault was triggered
+
+  @kep-3541
+  Scenario: a controller restarted onto an apiserver cache from the past does not act on it
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    And within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And the controller restarts seeing the cluster as it was right after the last change to "web", for 10 seconds
+    Then for 3 seconds no pod of "web" is created or deleted
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
+    And no Warning event was recorded for "web"
+    And the observedGeneration of "web" never went back
+    And "web" reports its current revision equal to its update revision
+    And every injected fault was triggered
