@@ -3,11 +3,13 @@
 //! and discovery, plus the node simulator that runs against it as a client.
 //!
 //! Layout: [`store`] (objects, one resourceVersion counter, the event log
-//! watches resume from), [`objects`]/[`update`]/[`delete`] (verb semantics
-//! shared by HTTP and the in-process controllers), [`patch`], [`gc`]
-//! (ownerReference cascading and namespace lifecycle), [`api`] (HTTP:
-//! routing, bearer-token check, the [`faults`] hook, watches, Tables),
-//! [`discovery`], [`status`] (upstream-shaped `Status` errors).
+//! watches resume from and older states are rebuilt from),
+//! [`objects`]/[`update`]/[`delete`] (verb semantics shared by HTTP and the
+//! in-process controllers), [`patch`], [`gc`] (ownerReference cascading and
+//! namespace lifecycle), [`api`] (HTTP: routing, bearer-token check, the
+//! [`faults`] hook, watches, Tables), [`stale`] (a client served a lagging
+//! cache's view), [`discovery`], [`status`] (upstream-shaped `Status`
+//! errors).
 //!
 //! Known differences from kube-apiserver:
 //! - plain HTTP on 127.0.0.1 only; one bearer token (also accepted as a
@@ -20,10 +22,11 @@
 //!   and Pods only; unknown-field detection (`fieldValidation`) and pruning
 //!   cover top-level and ObjectMeta fields of the built-in types; custom
 //!   resources are neither validated nor pruned against their OpenAPI schema;
-//! - lists are always served from the latest state (no consistent snapshot
-//!   for old resourceVersions or continue tokens; `resourceVersionMatch` is
-//!   ignored); watches resume from a bounded in-memory event window
-//!   (`watch_window`, 410 Gone beyond it) shared by all types;
+//! - lists are served from the latest state (no snapshot for continue
+//!   tokens; `resourceVersionMatch=Exact` is not honoured) unless a
+//!   [`stale`] view is installed for the client; watches resume from a
+//!   bounded in-memory event window (`watch_window`, 410 Gone beyond it)
+//!   shared by all types;
 //! - strategic merge patch uses the patch-merge keys of the common built-in
 //!   list fields by name (not a full schema); `$setElementOrder` and
 //!   `$retainKeys` are ignored; server-side apply merges like a strategic

@@ -511,8 +511,12 @@ mod tests {
         for n in ["a", "b", "c"] {
             s.transact(|t| t.create(&ObjKey::new(&gr, "default", n), pod(n)));
         }
-        assert!(s.list_at(&gr, None, 2).is_err());
-        assert_eq!(s.list_at(&gr, None, 3).unwrap().len(), 1);
+        // rvs 2..=4; only the events at 3 and 4 are kept, so the state at 2
+        // can still be rebuilt, the one at 1 not.
+        assert!(s.list_at(&gr, None, 1).is_err());
+        assert!(s.get_at(&gr, "default", "a", 1).is_err());
+        assert_eq!(s.list_at(&gr, None, 2).unwrap().len(), 1);
+        assert_eq!(s.list_at(&gr, None, 3).unwrap().len(), 2);
     }
 
     #[test]
