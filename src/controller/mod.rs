@@ -3,12 +3,14 @@
 //! Split as upstream splits it: [`plan`] decides (pure: observed state in,
 //! actions and status out, named after the KEP phases), [`execute`] acts
 //! (API calls and events), [`run`] keeps the loop (watches, work queue,
-//! requeues, feature gates).
+//! requeues, feature gates) with [`freshness`] (never deciding on a cache
+//! older than its own writes) and [`view`] (what a sync decides on).
 
 #[cfg(feature = "defects")]
 pub mod defects;
 pub mod events;
 pub mod execute;
+pub mod freshness;
 pub mod leader;
 pub mod metrics;
 pub mod plan;
@@ -17,6 +19,7 @@ pub mod revision;
 pub mod run;
 pub mod status;
 pub mod vendor;
+pub mod view;
 
 pub use plan::{ControllerGates, Observed, Plan};
 pub use run::{run, ControllerOptions};

@@ -10,15 +10,14 @@
 //! and an event is never recorded twice for one transition.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{future, stream, Stream, StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use kube::core::DynamicObject;
 use kube::discovery::ApiResource;
 use kube::runtime::controller::{self, Action as Requeue};
@@ -29,9 +28,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::events::{self, EventType, Regarding};
 use super::execute::{self, Freshness, Target};
+use super::freshness::{cache_state, CacheState, Observation, Seen};
 use super::metrics::Metrics;
 use super::plan::{self, ControllerGates, Observed};
 use super::vendor;
+use super::view::View;
 
 /// How the controller runs.
 #[derive(Clone, Debug)]
@@ -59,64 +60,6 @@ impl Default for ControllerOptions {
         }
     }
 }
-
-/// How far one watch has caught up with the controller's own writes.
-#[derive(Debug, Default)]
-struct Track {
-    /// Newest resourceVersion the watch delivered.
-    seen: AtomicU64,
-    /// Newest resourceVersion the controller's own writes produced.
-    written: AtomicU64,
-    /// `written` when the current relist began.
-    relist_floor: AtomicU64,
-}
-
-/// What a watch reports to its [`Track`].
-#[derive(Clone, Copy, Debug)]
-enum Observation {
-    /// An object at this resourceVersion.
-    Object(u64),
-    /// A (re)list began (after a 410 Gone, a dropped watch, or at start).
-    RelistStarted,
-    /// The list is complete: the cache reflects every write made before it
-    /// began, even writes whose objects are gone (their Deleted events were
-    /// never delivered).
-    RelistDone,
-}
-
-impl Track {
-    fn observe(&self, o: Observation) {
-        match o {
-            Observation::Object(rv) => {
-                self.seen.fetch_max(rv, Ordering::SeqCst);
-            }
-            Observation::RelistStarted => {
-                self.relist_floor
-                    .store(self.written.load(Ordering::SeqCst), Ordering::SeqCst);
-            }
-            Observation::RelistDone => {
-                self.seen
-                    .fetch_max(self.relist_floor.load(Ordering::SeqCst), Ordering::SeqCst);
-            }
-        }
-    }
-
-    fn caught_up(&self, expected: u64) -> bool {
-        self.seen.load(Ordering::SeqCst) >= expected
-    }
-}
-
-/// The newest resourceVersion each watch has delivered.
-#[derive(Debug, Default)]
-struct Seen {
-    sets: Track,
-    pods: Track,
-    revisions: Track,
-}
-
-/// How long a sync waits for its caches before acting anyway: a safety net
-/// against a watch that can never deliver what was expected.
-const STALE_LIMIT: Duration = Duration::from_secs(5);
 
 struct Context {
     client: Client,
@@ -352,42 +295,6 @@ fn key_of(set: &DynamicObject) -> String {
     format!("{}/{}", set.namespace().unwrap_or_default(), set.name_any())
 }
 
-/// How current the caches are for one set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CacheState {
-    /// Every cache has seen what the last sync of the set wrote.
-    Fresh,
-    /// Some cache has not yet: skip the sync, the watch event will queue it.
-    Behind,
-    /// Some cache has been behind for longer than [`STALE_LIMIT`]: read
-    /// consistently from the apiserver instead of waiting longer.
-    Overdue,
-}
-
-/// Whether every cache has caught up with what the last sync of this set wrote.
-fn cache_state(ctx: &Context, key: &str) -> CacheState {
-    let expected = ctx
-        .expected
-        .lock()
-        .map(|m| m.get(key).copied())
-        .unwrap_or_default();
-    match expected {
-        None => CacheState::Fresh,
-        Some((f, since)) => {
-            let caught_up = ctx.seen.pods.caught_up(f.pods)
-                && ctx.seen.sets.caught_up(f.sets)
-                && ctx.seen.revisions.caught_up(f.revisions);
-            if caught_up {
-                CacheState::Fresh
-            } else if since.elapsed() > STALE_LIMIT {
-                CacheState::Overdue
-            } else {
-                CacheState::Behind
-            }
-        }
-    }
-}
-
 async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, SyncError> {
     // Never decide on an empty cache: a pod missing from it would look gone.
     ctx.pods.wait_until_ready().await.ok();
@@ -399,9 +306,14 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
         return Ok(Requeue::await_change());
     }
     let started = std::time::Instant::now();
-    let result = match cache_state(&ctx, &key) {
+    let expected = ctx
+        .expected
+        .lock()
+        .map(|m| m.get(&key).copied())
+        .unwrap_or_default();
+    let result = match cache_state(&ctx.seen, expected, std::time::Instant::now()) {
         CacheState::Fresh => {
-            let view = cached_view(&ctx, &set);
+            let view = View::cached(&set, &ctx.pods, &ctx.claims, &ctx.revisions);
             sync_fresh(&set, view, &ctx, &key).await
         }
         CacheState::Behind => {
@@ -414,10 +326,10 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
             // A watch that lags (or can never deliver what was expected):
             // decide on a consistent read, never on the stale cache.
             ctx.opts.metrics.consistent_read();
-            match consistent_view(&ctx, &set).await {
+            match View::consistent(&ctx.client, &ctx.opts.resource, &set).await {
                 Ok(Some((set, view))) => sync_fresh(&set, view, &ctx, &key).await,
                 Ok(None) => return Ok(Requeue::await_change()),
-                Err(e) => Err(e),
+                Err(e) => Err(e.into()),
             }
         }
     };
@@ -425,95 +337,6 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
         .metrics
         .reconciled(started.elapsed(), result.is_err());
     result
-}
-
-/// The objects a sync decides on, besides the set.
-struct View {
-    pods: Vec<Pod>,
-    claims: Vec<PersistentVolumeClaim>,
-    revisions: Vec<ControllerRevision>,
-}
-
-fn owned_by(uid: &str, refs: &[OwnerReference]) -> bool {
-    refs.iter()
-        .any(|r| r.controller == Some(true) && r.uid == uid)
-}
-
-impl View {
-    /// Keeps the set's own pods and revisions and the claims of its namespace.
-    fn of_set(
-        set: &DynamicObject,
-        pods: impl Iterator<Item = Pod>,
-        claims: impl Iterator<Item = PersistentVolumeClaim>,
-        revisions: impl Iterator<Item = ControllerRevision>,
-    ) -> View {
-        let ns = set.namespace().unwrap_or_default();
-        let uid = set.uid().unwrap_or_default();
-        let here = |o: Option<String>| o.as_deref() == Some(ns.as_str());
-        View {
-            pods: pods
-                .filter(|p| here(p.namespace()) && owned_by(&uid, p.owner_references()))
-                .collect(),
-            claims: claims.filter(|c| here(c.namespace())).collect(),
-            revisions: revisions
-                .filter(|r| here(r.namespace()) && owned_by(&uid, r.owner_references()))
-                .collect(),
-        }
-    }
-}
-
-/// The set's objects as the caches hold them.
-fn cached_view(ctx: &Context, set: &DynamicObject) -> View {
-    View::of_set(
-        set,
-        ctx.pods.state().iter().map(|p| p.as_ref().clone()),
-        ctx.claims.state().iter().map(|c| c.as_ref().clone()),
-        ctx.revisions.state().iter().map(|r| r.as_ref().clone()),
-    )
-}
-
-/// The set and its objects read from the apiserver with consistent reads
-/// (no resourceVersion), or `None` if the set is gone.
-async fn consistent_view(
-    ctx: &Context,
-    set: &DynamicObject,
-) -> Result<Option<(DynamicObject, View)>, SyncError> {
-    let ns = set.namespace().unwrap_or_default();
-    let read = |what: &str, source: kube::Error| {
-        SyncError::Action(execute::ActionError {
-            action: format!("read {what} in {ns}"),
-            source,
-        })
-    };
-    let sets: Api<DynamicObject> =
-        Api::namespaced_with(ctx.client.clone(), &ns, &ctx.opts.resource);
-    let Some(set) = sets
-        .get_opt(&set.name_any())
-        .await
-        .map_err(|e| read("the set", e))?
-    else {
-        return Ok(None);
-    };
-    let all = ListParams::default();
-    let pods = Api::<Pod>::namespaced(ctx.client.clone(), &ns)
-        .list(&all)
-        .await
-        .map_err(|e| read("pods", e))?;
-    let claims = Api::<PersistentVolumeClaim>::namespaced(ctx.client.clone(), &ns)
-        .list(&all)
-        .await
-        .map_err(|e| read("claims", e))?;
-    let revisions = Api::<ControllerRevision>::namespaced(ctx.client.clone(), &ns)
-        .list(&all)
-        .await
-        .map_err(|e| read("revisions", e))?;
-    let view = View::of_set(
-        &set,
-        pods.items.into_iter(),
-        claims.items.into_iter(),
-        revisions.items.into_iter(),
-    );
-    Ok(Some((set, view)))
 }
 
 async fn sync_fresh(
@@ -636,26 +459,4 @@ async fn sync_fresh(
         Some(after) => Requeue::requeue(after),
         None => Requeue::await_change(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_relist_catches_up_with_writes_made_before_it_began() {
-        let t = Track::default();
-        t.written.store(50, Ordering::SeqCst);
-        t.observe(Observation::Object(40));
-        assert!(!t.caught_up(50), "the write at 50 has not been seen");
-        // The watch is closed with 410; the deleted object never shows up again.
-        t.observe(Observation::RelistStarted);
-        t.observe(Observation::Object(45));
-        assert!(!t.caught_up(50));
-        t.observe(Observation::RelistDone);
-        assert!(t.caught_up(50), "a list begun after the write reflects it");
-        // A write made during the relist is not covered by it.
-        t.written.store(60, Ordering::SeqCst);
-        assert!(!t.caught_up(60));
-    }
 }

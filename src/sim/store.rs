@@ -108,6 +108,19 @@ struct Inner {
     compacted_through: u64,
 }
 
+impl Inner {
+    /// Whether every event after `rv` is still in the log.
+    fn kept_since(&self, rv: u64) -> Result<(), Expired> {
+        if rv < self.compacted_through {
+            return Err(Expired {
+                requested: rv,
+                oldest: self.compacted_through,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A cheap, cloneable handle on the shared store.
 #[derive(Clone)]
 pub struct Store {
@@ -203,12 +216,7 @@ impl Store {
         after: u64,
     ) -> Result<(Vec<Event>, u64), Expired> {
         let inner = self.lock();
-        if after < inner.compacted_through {
-            return Err(Expired {
-                requested: after,
-                oldest: inner.compacted_through,
-            });
-        }
+        inner.kept_since(after)?;
         let start = inner.log.partition_point(|e| e.rv <= after);
         let events = inner
             .log
@@ -230,12 +238,7 @@ impl Store {
         at: u64,
     ) -> Result<Vec<Value>, Expired> {
         let inner = self.lock();
-        if at < inner.compacted_through {
-            return Err(Expired {
-                requested: at,
-                oldest: inner.compacted_through,
-            });
-        }
+        inner.kept_since(at)?;
         let mut state: BTreeMap<ObjKey, Value> = list_in(&inner.objects, gr, namespace)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
@@ -261,12 +264,7 @@ impl Store {
         at: u64,
     ) -> Result<Option<Value>, Expired> {
         let inner = self.lock();
-        if at < inner.compacted_through {
-            return Err(Expired {
-                requested: at,
-                oldest: inner.compacted_through,
-            });
-        }
+        inner.kept_since(at)?;
         let key = ObjKey::new(gr, namespace, name);
         let mut obj = inner.objects.get(&key).cloned();
         let start = inner.log.partition_point(|e| e.rv <= at);

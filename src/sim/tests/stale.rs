@@ -11,6 +11,7 @@ use kube::Client;
 use serde_json::json;
 
 use super::super::stale::{Lag, StaleView};
+use super::super::EmbeddedCluster;
 use super::cluster;
 
 fn cm(name: &str) -> ConfigMap {
@@ -22,6 +23,16 @@ fn names(list: &kube::api::ObjectList<ConfigMap>) -> Vec<String> {
         .iter()
         .filter_map(|c| c.metadata.name.clone())
         .collect()
+}
+
+/// The ConfigMaps of "default" for a client with this user agent.
+fn configmaps_as(c: &EmbeddedCluster, agent: &'static str) -> Api<ConfigMap> {
+    let mut config = c.client_config();
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(agent),
+    ));
+    Api::namespaced(Client::try_from(config).unwrap(), "default")
 }
 
 type Events = futures::stream::BoxStream<'static, kube::Result<WatchEvent<ConfigMap>>>;
@@ -40,12 +51,7 @@ async fn next(w: &mut Events) -> String {
 #[tokio::test]
 async fn a_stale_client_sees_the_past_until_its_view_ends() {
     let c = cluster().await;
-    let mut config = c.client_config();
-    config.headers.push((
-        http::header::USER_AGENT,
-        http::HeaderValue::from_static("stale-client/1"),
-    ));
-    let stale: Api<ConfigMap> = Api::namespaced(Client::try_from(config).unwrap(), "default");
+    let stale = configmaps_as(&c, "stale-client/1");
     let fresh: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
     let a = fresh
         .create(&PostParams::default(), &cm("a"))
@@ -110,12 +116,7 @@ async fn a_stale_client_sees_the_past_until_its_view_ends() {
 #[tokio::test]
 async fn a_time_lag_delivers_each_change_after_the_lag() {
     let c = cluster().await;
-    let mut config = c.client_config();
-    config.headers.push((
-        http::header::USER_AGENT,
-        http::HeaderValue::from_static("slow-client/1"),
-    ));
-    let slow: Api<ConfigMap> = Api::namespaced(Client::try_from(config).unwrap(), "default");
+    let slow = configmaps_as(&c, "slow-client/1");
     let fresh: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
     let lag = Duration::from_millis(300);
     c.faults().add_stale_view(StaleView {

@@ -1,0 +1,110 @@
+//! What a sync decides on besides the set: the set's pods and revisions and
+//! the claims of its namespace, taken from the watch caches, or read
+//! consistently from the apiserver when a cache stays behind.
+
+use k8s_openapi::api::apps::v1::ControllerRevision;
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{Api, ListParams};
+use kube::core::DynamicObject;
+use kube::discovery::ApiResource;
+use kube::runtime::reflector::Store;
+use kube::{Client, ResourceExt};
+
+use super::execute::ActionError;
+
+/// The objects a sync decides on, besides the set.
+pub struct View {
+    /// The set's pods (controlled by it).
+    pub pods: Vec<Pod>,
+    /// The claims in the set's namespace.
+    pub claims: Vec<PersistentVolumeClaim>,
+    /// The set's revisions (controlled by it).
+    pub revisions: Vec<ControllerRevision>,
+}
+
+/// Whether `refs` name the object with `uid` as controller.
+pub fn controlled_by(uid: &str, refs: &[OwnerReference]) -> bool {
+    refs.iter()
+        .any(|r| r.controller == Some(true) && r.uid == uid)
+}
+
+impl View {
+    /// Keeps the set's own pods and revisions and the claims of its namespace.
+    pub fn of_set(
+        set: &DynamicObject,
+        pods: impl Iterator<Item = Pod>,
+        claims: impl Iterator<Item = PersistentVolumeClaim>,
+        revisions: impl Iterator<Item = ControllerRevision>,
+    ) -> View {
+        let ns = set.namespace().unwrap_or_default();
+        let uid = set.uid().unwrap_or_default();
+        let here = |o: Option<String>| o.as_deref() == Some(ns.as_str());
+        View {
+            pods: pods
+                .filter(|p| here(p.namespace()) && controlled_by(&uid, p.owner_references()))
+                .collect(),
+            claims: claims.filter(|c| here(c.namespace())).collect(),
+            revisions: revisions
+                .filter(|r| here(r.namespace()) && controlled_by(&uid, r.owner_references()))
+                .collect(),
+        }
+    }
+
+    /// The set's objects as the caches hold them.
+    pub fn cached(
+        set: &DynamicObject,
+        pods: &Store<Pod>,
+        claims: &Store<PersistentVolumeClaim>,
+        revisions: &Store<ControllerRevision>,
+    ) -> View {
+        View::of_set(
+            set,
+            pods.state().iter().map(|p| p.as_ref().clone()),
+            claims.state().iter().map(|c| c.as_ref().clone()),
+            revisions.state().iter().map(|r| r.as_ref().clone()),
+        )
+    }
+
+    /// The set (of type `resource`) and its objects read with consistent
+    /// reads (no resourceVersion), or `None` if the set is gone.
+    pub async fn consistent(
+        client: &Client,
+        resource: &ApiResource,
+        set: &DynamicObject,
+    ) -> Result<Option<(DynamicObject, View)>, ActionError> {
+        let ns = set.namespace().unwrap_or_default();
+        let read = |what: &str| {
+            let action = format!("read {what} in {ns}");
+            move |source| ActionError { action, source }
+        };
+        let sets: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, resource);
+        let Some(set) = sets
+            .get_opt(&set.name_any())
+            .await
+            .map_err(read("the set"))?
+        else {
+            return Ok(None);
+        };
+        let all = ListParams::default();
+        let pods = Api::<Pod>::namespaced(client.clone(), &ns)
+            .list(&all)
+            .await
+            .map_err(read("pods"))?;
+        let claims = Api::<PersistentVolumeClaim>::namespaced(client.clone(), &ns)
+            .list(&all)
+            .await
+            .map_err(read("claims"))?;
+        let revisions = Api::<ControllerRevision>::namespaced(client.clone(), &ns)
+            .list(&all)
+            .await
+            .map_err(read("revisions"))?;
+        let view = View::of_set(
+            &set,
+            pods.items.into_iter(),
+            claims.items.into_iter(),
+            revisions.items.into_iter(),
+        );
+        Ok(Some((set, view)))
+    }
+}
