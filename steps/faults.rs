@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cucumber::{given, then, when};
 use kepspec::explore::plan;
-use kepspec::harness::faults::{self, Target};
+use kepspec::harness::faults::{self, MustFire, Target};
 use kepspec::harness::runner::INPUT_ERROR;
 use kepspec::sim::faults::Selection;
 use kepspec::sim::stale::Lag;
@@ -104,7 +104,13 @@ async fn expire_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
 async fn stale_by_versions(w: &mut KepWorld, n: u64, secs: u64) -> anyhow::Result<()> {
     let words =
         format!("the controller's view lags {n} resource versions behind for {secs} seconds");
-    faults::stale_view(w.sc()?, &words, Lag::Versions(n), Duration::from_secs(secs))
+    faults::stale_view(
+        w.sc()?,
+        &words,
+        Lag::Versions(n),
+        Duration::from_secs(secs),
+        MustFire::Acted,
+    )
 }
 
 #[given(expr = "the controller's view lags {int} milliseconds behind for {int} seconds")]
@@ -112,7 +118,13 @@ async fn stale_by_versions(w: &mut KepWorld, n: u64, secs: u64) -> anyhow::Resul
 async fn stale_by_time(w: &mut KepWorld, ms: u64, secs: u64) -> anyhow::Result<()> {
     let words = format!("the controller's view lags {ms} milliseconds behind for {secs} seconds");
     let lag = Lag::Time(Duration::from_millis(ms));
-    faults::stale_view(w.sc()?, &words, lag, Duration::from_secs(secs))
+    faults::stale_view(
+        w.sc()?,
+        &words,
+        lag,
+        Duration::from_secs(secs),
+        MustFire::Acted,
+    )
 }
 
 #[when(

@@ -12,12 +12,36 @@ use super::env::{Environment, CONTROLLER_AGENT};
 use super::scenario::Scenario;
 use super::staging::ISOLATED_TAG;
 use crate::sim::faults::{
-    FaultAction, FaultRule, Faults, Listener, RequestRecord, RuleId, Selection,
+    FaultAction, FaultRule, Faults, Hits, Listener, RequestRecord, RuleId, Selection,
 };
 use crate::sim::stale::{Lag, StaleView};
 
 /// The tag of scenarios that need the embedded cluster's precision.
 pub const EMBEDDED_ONLY_TAG: &str = "embedded-only";
+
+/// What must be seen of an injected fault for its scenario to pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MustFire {
+    /// Nothing: the fault may never act (a crash point past the last write).
+    No,
+    /// It acted on a request: failed, delayed or ended it, restarted the
+    /// controller after it, or answered a read behind the present.
+    Acted,
+    /// A request of the controller was served under it (for a stale view
+    /// the controller may rightly escape with consistent reads).
+    Served,
+}
+
+impl MustFire {
+    fn shown_by(self, hits: Option<Hits>) -> bool {
+        match (self, hits) {
+            (MustFire::No, _) => true,
+            (_, None) => false,
+            (MustFire::Acted, Some(h)) => h.applied > 0,
+            (MustFire::Served, Some(h)) => h.matched > 0,
+        }
+    }
+}
 
 /// A fault the scenario injected.
 #[derive(Clone, Debug)]
@@ -26,8 +50,8 @@ pub struct Injected {
     pub words: String,
     /// The server-side rule.
     pub rule: RuleId,
-    /// Whether the fault must fire for the scenario to pass.
-    pub must_fire: bool,
+    /// What must be seen of it for the scenario to pass.
+    pub must_fire: MustFire,
 }
 
 /// Which of the controller's requests a fault is about.
@@ -169,7 +193,11 @@ pub fn inject(
     sc.faults.push(Injected {
         words: words.to_string(),
         rule: id,
-        must_fire,
+        must_fire: if must_fire {
+            MustFire::Acted
+        } else {
+            MustFire::No
+        },
     });
     Ok(id)
 }
@@ -230,12 +258,14 @@ pub async fn end_watches(
 /// Serves the controller a stale view for `lasting`: its watches (the open
 /// ones too) deliver each change only once it trails by `lag`, and its reads
 /// that allow a cache answer from that past; afterwards it catches up. The
-/// fault fired once a read of the controller was answered behind.
+/// fault fired once a read of the controller was answered behind (or, with
+/// [`MustFire::Served`], once the controller read under it).
 pub fn stale_view(
     sc: &mut Scenario,
     words: &str,
     lag: Lag,
     lasting: Duration,
+    must_fire: MustFire,
 ) -> anyhow::Result<()> {
     let id = faults_of(sc)?.add_stale_view(StaleView {
         user_agent_contains: CONTROLLER_AGENT.to_string(),
@@ -245,7 +275,7 @@ pub fn stale_view(
     sc.faults.push(Injected {
         words: words.to_string(),
         rule: id,
-        must_fire: true,
+        must_fire,
     });
     Ok(())
 }
@@ -254,7 +284,8 @@ pub fn stale_view(
 /// latest write to the set `set`, for `lasting`: the controller starts
 /// against an apiserver whose cache is older than what it already acted on
 /// (the "time travel" of a restarted client). Its consistent lists still
-/// see the present.
+/// see the present, so the fault counts as fired once the restarted
+/// controller read under it, behind the present or not.
 pub async fn restart_onto_past(
     sc: &mut Scenario,
     words: &str,
@@ -267,7 +298,7 @@ pub async fn restart_onto_past(
             "the scenario has not changed StatefulSet {set:?}, so there is no such moment to go back to"
         )));
     };
-    stale_view(sc, words, Lag::At(written), lasting)?;
+    stale_view(sc, words, Lag::At(written), lasting, MustFire::Served)?;
     super::staging::restart_controller(sc).await
 }
 
@@ -406,7 +437,7 @@ pub fn untriggered(sc: &Scenario) -> Vec<String> {
     let faults = cluster.faults();
     sc.faults
         .iter()
-        .filter(|f| f.must_fire && faults.hits(f.rule).is_none_or(|h| h.applied == 0))
+        .filter(|f| !f.must_fire.shown_by(faults.hits(f.rule)))
         .map(|f| f.words.clone())
         .collect()
 }
@@ -431,6 +462,22 @@ pub fn check_all_triggered(sc: &Scenario) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_shows_a_fault_fired() {
+        let served = Some(Hits {
+            matched: 3,
+            applied: 0,
+        });
+        assert!(MustFire::No.shown_by(None));
+        assert!(!MustFire::Acted.shown_by(None));
+        assert!(!MustFire::Acted.shown_by(served));
+        assert!(MustFire::Served.shown_by(served));
+        assert!(MustFire::Acted.shown_by(Some(Hits {
+            matched: 3,
+            applied: 1
+        })));
+    }
 
     #[test]
     fn ordinals_and_codes() {
