@@ -83,28 +83,30 @@ async fn delete_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 
 #[when(expr = "pod {string} is made ready")]
 async fn make_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
-    let sc = w.sc()?;
-    sc.set_readiness(&pod, true).await?;
-    readiness_settled(sc, &pod, true).await
+    set_readiness_settled(w.sc()?, &pod, true).await
 }
 
 #[when(expr = "pod {string} is made not ready")]
 async fn make_not_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
-    let sc = w.sc()?;
-    sc.set_readiness(&pod, false).await?;
-    readiness_settled(sc, &pod, false).await
+    set_readiness_settled(w.sc()?, &pod, false).await
 }
 
-/// Waits until the kubelet has acted on the readiness gate and the
-/// controller's status shows it.
-async fn readiness_settled(
+/// Changes a pod's readiness gate once the controller's status reports the
+/// ready pods as they are, then waits until the kubelet has acted on it and
+/// the status shows the change. Settling first matters: a stale status can
+/// equal the count after the change by coincidence, and the next step would
+/// act before the controller has seen it.
+async fn set_readiness_settled(
     sc: &mut kepspec::harness::Scenario,
     pod: &str,
     ready: bool,
 ) -> anyhow::Result<()> {
     let wait = kepspec::harness::Scenario::default_wait();
+    let set = set_of(pod)?;
+    kepspec::harness::waits::status_counts_ready(sc, &set, wait).await?;
+    sc.set_readiness(pod, ready).await?;
     kepspec::harness::waits::pod_readiness(sc, pod, ready, wait).await?;
-    kepspec::harness::waits::status_counts_ready(sc, &set_of(pod)?, wait).await
+    kepspec::harness::waits::status_counts_ready(sc, &set, wait).await
 }
 
 #[when(expr = "the finalizer {string} is removed from pod {string}")]
