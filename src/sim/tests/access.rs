@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::super::faults::{FaultAction, FaultRule};
 use super::bad_input::assert_status;
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
@@ -83,15 +83,7 @@ async fn fault_rules_fail_and_delay_requests_and_the_log_records_them() {
 async fn set_gates_keeps_stored_objects() {
     let c = cluster().await;
     let body = super::client::sts_json("web", 1);
-    let r = raw(
-        &c,
-        "POST",
-        "/apis/apps/v1/namespaces/default/statefulsets",
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, "/apis/apps/v1/namespaces/default/statefulsets", &body).await;
     assert_eq!(r.status, 201);
     let gates = super::super::admission::ApiGates {
         statefulset_recreate_strategy: false,
@@ -110,13 +102,10 @@ async fn set_gates_keeps_stored_objects() {
     assert_eq!(r.status, 200);
     let mut recreate = super::client::sts_json("db", 1);
     recreate["spec"]["updateStrategy"] = json!({"type": "Recreate"});
-    let r = raw(
+    let r = post_json(
         &c,
-        "POST",
         "/apis/apps/v1/namespaces/default/statefulsets",
-        Some("application/json"),
-        recreate.to_string().as_bytes(),
-        true,
+        &recreate,
     )
     .await;
     assert_status(&r, 422, "Invalid");

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
@@ -84,19 +84,7 @@ async fn malformed_bodies_are_bad_requests() {
     .await;
     assert_eq!(ok_yaml.status, 201);
     let wrong_kind = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "k"}});
-    assert_status(
-        &raw(
-            &c,
-            "POST",
-            CMS,
-            Some("application/json"),
-            wrong_kind.to_string().as_bytes(),
-            true,
-        )
-        .await,
-        400,
-        "BadRequest",
-    );
+    assert_status(&post_json(&c, CMS, &wrong_kind).await, 400, "BadRequest");
     let renamed = json!({"metadata": {"name": "other"}});
     assert_status(
         &raw(
@@ -211,19 +199,7 @@ async fn malformed_bodies_are_bad_requests() {
         "BadRequest",
     );
     let missing_name = json!({"metadata": {}});
-    assert_status(
-        &raw(
-            &c,
-            "POST",
-            CMS,
-            Some("application/json"),
-            missing_name.to_string().as_bytes(),
-            true,
-        )
-        .await,
-        422,
-        "Invalid",
-    );
+    assert_status(&post_json(&c, CMS, &missing_name).await, 422, "Invalid");
     c.shutdown().await;
 }
 

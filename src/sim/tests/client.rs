@@ -8,7 +8,7 @@ use kube::core::GroupVersionKind;
 use kube::discovery::Discovery;
 use serde_json::json;
 
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 pub fn sts_json(name: &str, replicas: i32) -> serde_json::Value {
     json!({
@@ -225,29 +225,9 @@ async fn pod_binding_sets_node_and_condition() {
     let c = cluster().await;
     let pods = "/api/v1/namespaces/default/pods";
     let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
-    assert_eq!(
-        raw(
-            &c,
-            "POST",
-            pods,
-            Some("application/json"),
-            p.to_string().as_bytes(),
-            true
-        )
-        .await
-        .status,
-        201
-    );
+    assert_eq!(post_json(&c, pods, &p).await.status, 201);
     let bind = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "b"}, "target": {"kind": "Node", "name": "n1"}});
-    let r = raw(
-        &c,
-        "POST",
-        &format!("{pods}/b/binding"),
-        Some("application/json"),
-        bind.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, &format!("{pods}/b/binding"), &bind).await;
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let got = raw(&c, "GET", &format!("{pods}/b"), None, b"", true)
         .await
@@ -258,15 +238,7 @@ async fn pod_binding_sets_node_and_condition() {
         .unwrap()
         .iter()
         .any(|c| c["type"] == "PodScheduled" && c["status"] == "True"));
-    let r = raw(
-        &c,
-        "POST",
-        &format!("{pods}/b/binding"),
-        Some("application/json"),
-        bind.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, &format!("{pods}/b/binding"), &bind).await;
     assert_eq!(r.status, 409);
     assert_eq!(r.json()["message"], "Operation cannot be fulfilled on pods/binding \"b\": pod b is already assigned to node \"n1\"");
     c.shutdown().await;

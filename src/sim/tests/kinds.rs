@@ -6,7 +6,7 @@ use kube::core::{DynamicObject, GroupVersionKind};
 use kube::discovery::{ApiResource, Discovery};
 use serde_json::json;
 
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 #[tokio::test]
 async fn crds_are_served_generically_and_discovered() {
@@ -19,13 +19,10 @@ async fn crds_are_served_generically_and_discovered() {
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
                 "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"}}}]}});
-    let r = raw(
+    let r = post_json(
         &c,
-        "POST",
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        Some("application/json"),
-        crd.to_string().as_bytes(),
-        true,
+        &crd,
     )
     .await;
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
@@ -110,15 +107,7 @@ async fn events_share_storage_across_both_apis() {
         "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "statefulset-controller", "reportingInstance": "x",
         "action": "Create", "reason": "SuccessfulCreate", "type": "Normal", "note": "create Pod web-0 in StatefulSet web successful",
         "regarding": {"kind": "StatefulSet", "name": "web", "namespace": "default"}});
-    let r = raw(
-        &c,
-        "POST",
-        "/apis/events.k8s.io/v1/namespaces/default/events",
-        Some("application/json"),
-        ev.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, "/apis/events.k8s.io/v1/namespaces/default/events", &ev).await;
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(
         r.json()["note"],
@@ -230,15 +219,7 @@ async fn dry_run_writes_nothing() {
     let c = cluster().await;
     let cms = "/api/v1/namespaces/default/configmaps";
     let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}, "data": {"a": "1"}});
-    let r = raw(
-        &c,
-        "POST",
-        &format!("{cms}?dryRun=All"),
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, &format!("{cms}?dryRun=All"), &body).await;
     assert_eq!(r.status, 201);
     assert_eq!(
         raw(&c, "GET", &format!("{cms}/d"), None, b"", true)
@@ -246,15 +227,7 @@ async fn dry_run_writes_nothing() {
             .status,
         404
     );
-    raw(
-        &c,
-        "POST",
-        cms,
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    post_json(&c, cms, &body).await;
     let rv_before = c.store().resource_version();
     let p = raw(
         &c,
@@ -291,15 +264,7 @@ async fn pod_logs_are_empty_once_started_and_errors_match_upstream() {
     let c = cluster().await;
     let pods = "/api/v1/namespaces/default/pods";
     let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l"}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
-    raw(
-        &c,
-        "POST",
-        pods,
-        Some("application/json"),
-        p.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    post_json(&c, pods, &p).await;
     let r = raw(&c, "GET", &format!("{pods}/l/log"), None, b"", true).await;
     assert_eq!(r.status, 400);
     assert_eq!(

@@ -9,7 +9,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 use super::super::EmbeddedCluster;
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 const MANIFEST: &str = r#"apiVersion: v1
 kind: Service
@@ -200,15 +200,7 @@ async fn kubectl_apply_get_watch_scale_describe_delete() {
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0", "labels": {"app": "web"},
         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web", "uid": uid, "controller": true, "blockOwnerDeletion": true}]},
         "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]}});
-    let r = raw(
-        &c,
-        "POST",
-        "/api/v1/namespaces/default/pods",
-        Some("application/json"),
-        pod.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, "/api/v1/namespaces/default/pods", &pod).await;
     assert_eq!(r.status, 201);
     let out = k.run(&["get", "pods"]).await;
     assert!(out.contains("web-0") && out.contains("Pending"), "{out}");

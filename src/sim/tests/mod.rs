@@ -48,6 +48,19 @@ impl RawResponse {
     }
 }
 
+/// POSTs a JSON body with the cluster's token.
+pub async fn post_json(c: &EmbeddedCluster, path: &str, body: &Value) -> RawResponse {
+    raw(
+        c,
+        "POST",
+        path,
+        Some("application/json"),
+        body.to_string().as_bytes(),
+        true,
+    )
+    .await
+}
+
 /// Sends one request on a fresh connection (`Connection: close`) and reads the whole response.
 pub async fn raw(
     c: &EmbeddedCluster,

@@ -6,7 +6,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use super::client::{err_of, sts_json};
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 async fn setup() -> (super::super::EmbeddedCluster, Api<StatefulSet>) {
     let c = cluster().await;
@@ -166,15 +166,7 @@ async fn server_side_apply_creates_then_merges() {
 async fn empty_metadata_maps_are_dropped_like_upstream() {
     let c = cluster().await;
     let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "e", "labels": {}, "annotations": {}, "finalizers": []}});
-    let r = raw(
-        &c,
-        "POST",
-        "/api/v1/namespaces/default/configmaps",
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, "/api/v1/namespaces/default/configmaps", &body).await;
     let m = &r.json()["metadata"];
     assert!(
         m.get("labels").is_none()
@@ -191,29 +183,13 @@ async fn field_validation_strict_rejects_and_warn_warns() {
     let url = "/apis/apps/v1/namespaces/default/statefulsets";
     let mut body = sts_json("typo", 1);
     body["spce"] = json!({});
-    let r = raw(
-        &c,
-        "POST",
-        &format!("{url}?fieldValidation=Strict"),
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, &format!("{url}?fieldValidation=Strict"), &body).await;
     assert_eq!(r.status, 400);
     assert_eq!(
         r.json()["message"],
         "strict decoding error: unknown field \"spce\""
     );
-    let r = raw(
-        &c,
-        "POST",
-        url,
-        Some("application/json"),
-        body.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    let r = post_json(&c, url, &body).await;
     assert_eq!(r.status, 201);
     assert!(
         r.headers

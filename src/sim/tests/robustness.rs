@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::bad_input::assert_status;
-use super::{cluster, raw};
+use super::{cluster, post_json, raw};
 
 #[tokio::test]
 async fn random_requests_always_get_a_response() {
@@ -92,27 +92,10 @@ async fn random_requests_always_get_a_response() {
     // the garbage collector still runs
     let owner = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}});
     let cms = "/api/v1/namespaces/default/configmaps";
-    let o = raw(
-        &c,
-        "POST",
-        cms,
-        Some("application/json"),
-        owner.to_string().as_bytes(),
-        true,
-    )
-    .await
-    .json();
+    let o = post_json(&c, cms, &owner).await.json();
     let dep = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dep",
         "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": o["metadata"]["uid"]}]}});
-    raw(
-        &c,
-        "POST",
-        cms,
-        Some("application/json"),
-        dep.to_string().as_bytes(),
-        true,
-    )
-    .await;
+    post_json(&c, cms, &dep).await;
     raw(&c, "DELETE", &format!("{cms}/owner"), None, b"", true).await;
     let mut gone = false;
     for _ in 0..100 {
@@ -144,34 +127,10 @@ async fn immortal_namespaces_and_unconditional_custom_resource_updates() {
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
             "versions": [{"name": "v1", "served": true, "storage": true}]}});
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    assert_eq!(
-        raw(
-            &c,
-            "POST",
-            crds,
-            Some("application/json"),
-            crd.to_string().as_bytes(),
-            true
-        )
-        .await
-        .status,
-        201
-    );
+    assert_eq!(post_json(&c, crds, &crd).await.status, 201);
     let g = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"a": 1}});
     let url = "/apis/example.com/v1/namespaces/default/gadgets";
-    assert_eq!(
-        raw(
-            &c,
-            "POST",
-            url,
-            Some("application/json"),
-            g.to_string().as_bytes(),
-            true
-        )
-        .await
-        .status,
-        201
-    );
+    assert_eq!(post_json(&c, url, &g).await.status, 201);
     let r = raw(
         &c,
         "PUT",
