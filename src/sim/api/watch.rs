@@ -228,9 +228,19 @@ impl WatchJob {
             Start::After(rv) => rv,
         };
         let mut counted = matches!(self.start, Start::Initial);
+        // Looked up again only when a view is installed or ended, or the one
+        // in force runs out: not on every pass of this hot loop.
+        let mut stale = None;
+        let mut look_up = true;
         loop {
-            let stale = self.stale(!counted);
-            counted |= stale.is_some();
+            let expired = stale
+                .as_ref()
+                .is_some_and(|(_, v): &(RuleId, StaleView)| !v.active(Instant::now()));
+            if look_up || expired {
+                stale = self.stale(!counted);
+                counted |= stale.is_some();
+                look_up = false;
+            }
             let wake = match store.events_after(&self.gr(), self.ns.as_deref(), last) {
                 Err(exp) => {
                     let e = ApiError::gone(format!(
@@ -276,7 +286,12 @@ impl WatchJob {
             );
             tokio::select! {
                 _ = stale_wake, if wake.is_some() => {}
-                r = views.changed() => if r.is_err() { return; },
+                r = views.changed() => {
+                    if r.is_err() {
+                        return;
+                    }
+                    look_up = true;
+                }
                 r = changed.changed() => if r.is_err() { return; },
                 _ = &mut deadline => return,
                 _ = &mut cut, if self.end.is_some() => {
