@@ -150,12 +150,21 @@ pub struct RunArgs {
     /// Only scenarios whose name matches this regex.
     #[arg(long)]
     pub name: Option<String>,
-    /// Scenarios run at once.
-    #[arg(long, default_value_t = 8)]
+    /// Scenarios run at once (at least 1).
+    #[arg(long, default_value_t = 8, value_parser = at_least_one)]
     pub concurrency: usize,
-    /// Run the selection this many times (flake hunting).
-    #[arg(long, default_value_t = 1)]
+    /// Run the selection this many times (flake hunting); the rounds run
+    /// concurrently, up to --concurrency scenarios at once.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     pub repeat: usize,
+    /// Let a run that runs no scenario (nothing selected, or everything
+    /// skipped) pass; by default it fails, so a typo in --tags cannot go green.
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// Fail the run unless at least one scenario this tag expression selects
+    /// ran (not skipped), e.g. `--require @kep-3541`; may be repeated.
+    #[arg(long, value_name = "EXPR")]
+    pub require: Vec<String>,
     /// Stop at the first failed scenario.
     #[arg(long)]
     pub fail_fast: bool,
@@ -235,6 +244,15 @@ pub struct ControllerArgs {
     /// Serve Prometheus metrics (and /healthz) on this address.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub metrics_bind_address: std::net::SocketAddr,
+}
+
+/// A count of at least one.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a count: {e}")),
+    }
 }
 
 impl RunArgs {

@@ -12,14 +12,33 @@ use kepspec::cli::{Cli, ClusterCommand, Command, EXIT_ERROR};
 /// errors while a cluster shuts down are noise (KEPSPEC_LOG overrides).
 const DEFAULT_LOG: &str = "warn,kube_client::client::builder=off,kepspec::sim::nodes=error";
 
+/// Log lines go to stderr, on a line of their own: a progress bar on the
+/// terminal is cleared first.
+fn log_writer() -> impl std::io::Write {
+    kepspec::harness::collector::clear_bar_line();
+    std::io::stderr()
+}
+
 fn main() -> ExitCode {
+    // Like any Unix filter, end quietly when the reader of the output goes
+    // away (`kepspec lint | head`) instead of panicking on a broken pipe.
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
+    use std::io::IsTerminal as _;
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none()
+        && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("KEPSPEC_LOG")
                 .unwrap_or_else(|_| DEFAULT_LOG.into()),
         )
-        .with_writer(std::io::stderr)
+        .with_ansi(colour)
+        .with_writer(log_writer)
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -49,6 +49,22 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
             .join("\n"))
     })?;
     let selection = Selection::new(None, Some(&args.name)).map_err(|p| anyhow::anyhow!("{p}"))?;
+    // Exactly one scenario, decided before anything runs.
+    let plan = crate::harness::plan::RunPlan::new(&features, &selection, |_| None);
+    match plan.scenarios.as_slice() {
+        [_] => {}
+        [] => anyhow::bail!("--name {} selects no scenario", args.name),
+        many => anyhow::bail!(
+            "--name {} selects {} scenarios ({}); it must select exactly one",
+            args.name,
+            many.len(),
+            many.iter()
+                .map(|p| format!("{}:{} {}", p.path, p.line, p.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+    let features = plan.prune(&features);
     if let Some(code) = args.fail {
         crate::harness::faults::fault_code(code).map_err(|e| anyhow::anyhow!(e))?;
     }
@@ -65,8 +81,9 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     let started = Instant::now();
 
     plan::set(Some(Plan::Record));
-    let baseline =
-        runner::run_once::<W>(env.clone(), features.clone(), selection.clone(), &run_opts).await;
+    let baseline = runner::run_once::<W>(env.clone(), features.clone(), &run_opts)
+        .await
+        .run;
     let scenario = only_scenario(&baseline)?;
     let writes = plan::writes();
     println!(
@@ -97,9 +114,9 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
             None => Plan::CrashAfter(n),
         }));
         let t0 = Instant::now();
-        let run =
-            runner::run_once::<W>(env.clone(), features.clone(), selection.clone(), &run_opts)
-                .await;
+        let run = runner::run_once::<W>(env.clone(), features.clone(), &run_opts)
+            .await
+            .run;
         let hit = plan::writes().into_iter().next();
         let point = Point::new(
             n,

@@ -93,6 +93,8 @@ pub struct Environment {
     /// The configuration controller clients are made from.
     config: kube::Config,
     replicas: Mutex<BTreeMap<String, Replica>>,
+    /// The namespaces of scenarios not yet cleaned up, for an interrupted run.
+    live: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl std::fmt::Debug for Environment {
@@ -166,6 +168,7 @@ impl Environment {
             profile: opts.profile.clone(),
             config,
             replicas: Mutex::new(BTreeMap::new()),
+            live: Default::default(),
         };
         if opts.bundled_controller {
             env.start_replica(ReplicaSpec {
@@ -295,6 +298,52 @@ impl Environment {
             .flatten()?
             .spec?
             .holder_identity
+    }
+
+    /// Remembers a scenario's namespace until it is deleted.
+    pub fn namespace_created(&self, namespace: &str) {
+        if let Ok(mut live) = self.live.lock() {
+            live.insert(namespace.to_string());
+        }
+    }
+
+    /// Forgets a deleted scenario namespace.
+    pub fn namespace_deleted(&self, namespace: &str) {
+        if let Ok(mut live) = self.live.lock() {
+            live.remove(namespace);
+        }
+    }
+
+    /// Deletes the namespaces of scenarios that did not clean up after
+    /// themselves (an interrupted run), at most `timeout` long; returns the
+    /// ones that could not be deleted.
+    pub async fn delete_live_namespaces(&self, timeout: Duration) -> Vec<String> {
+        let names: Vec<String> = self
+            .live
+            .lock()
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default();
+        let deletes = names.iter().map(|ns| {
+            let client = self.client.clone();
+            async move {
+                let api = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(client);
+                match api.delete(ns, &Default::default()).await {
+                    Ok(_) => None,
+                    Err(kube::Error::Api(s)) if s.code == 404 => None,
+                    Err(_) => Some(ns.clone()),
+                }
+            }
+        });
+        match tokio::time::timeout(timeout, futures::future::join_all(deletes)).await {
+            Ok(left) => {
+                let left: Vec<String> = left.into_iter().flatten().collect();
+                if let Ok(mut live) = self.live.lock() {
+                    live.retain(|n| left.contains(n));
+                }
+                left
+            }
+            Err(_) => names,
+        }
     }
 
     /// Stops every controller replica.

@@ -63,6 +63,8 @@ pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
         place: path.display().to_string(),
         message: format!("cannot read: {e}"),
     })?;
+    // Editors on some systems start UTF-8 files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
     gherkin::Feature::parse(&text, GherkinEnv::default())
         .map(|mut f| {
             f.path = Some(path.to_path_buf());
@@ -353,6 +355,14 @@ mod tests {
         assert!(by_name.accepts(&f, None, &f.scenarios[0]));
         assert!(!by_name.accepts(&f, None, &f.scenarios[1]));
         assert!(Selection::new(Some("@a and"), None).is_err());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_a_syntax_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bom.feature");
+        std::fs::write(&path, "\u{feff}Feature: x\n  Scenario: y\n    Given a\n").unwrap();
+        assert_eq!(parse(&path).unwrap().name, "x");
     }
 
     #[test]

@@ -4,15 +4,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use super::env::{Environment, EnvironmentOptions};
 use super::features::Selection;
+use super::interrupt::{Interrupt, EXIT_INTERRUPTED};
+use super::plan::RunPlan;
 use super::runner::{self, RunOptions, ScenarioWorld};
-use crate::cli::{ClusterChoice, RunArgs, TargetChoice, EXIT_ERROR, EXIT_FAILED, EXIT_PASSED};
+use super::verdict::{self, Expectations, Requirement};
+use crate::cli::{ClusterChoice, RunArgs, TargetChoice, EXIT_ERROR, EXIT_PASSED};
 use crate::cluster::kind::{self, KindPlan, KindTarget};
 use crate::report::{self, model};
 use crate::target::gating::kind_config_for;
 use crate::target::{ClusterFacts, FeatureGates, Profile, Shard, Version};
-use cucumber::gherkin::Feature;
 
 /// Runs the specification as the options say; returns the exit code.
 pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
@@ -25,6 +29,10 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    if let Err(msg) = check_outputs(args) {
+        eprintln!("error: {msg}");
+        return EXIT_ERROR;
+    }
     let profile = match Profile::resolve(&args.target) {
         Ok(p) => p,
         Err(e) => {
@@ -84,86 +92,76 @@ async fn cluster_facts(env: &Environment) -> ClusterFacts {
     }
 }
 
-/// The scenarios the selection takes that the target or cluster cannot run, with why.
-fn skips(
-    features: &[Feature],
-    selection: &Selection,
-    env: &Environment,
-    facts: &ClusterFacts,
-) -> std::collections::BTreeMap<String, String> {
-    let mut out = std::collections::BTreeMap::new();
-    for f in features {
-        let rules = f
-            .rules
-            .iter()
-            .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
-        for (rule, sc) in f.scenarios.iter().map(|s| (None, s)).chain(rules) {
-            if !selection.selects(f, rule, sc) {
-                continue;
-            }
-            let tags: Vec<String> = f
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| r.tags.iter()))
-                .chain(sc.tags.iter())
-                .map(|t| format!("@{t}"))
-                .collect();
-            let mut reason = env.profile.skip_reason(&sc.name, &tags, facts);
-            if reason.is_none() && !facts.embedded && tags.iter().any(|t| t == "@isolated") {
-                reason = Some("needs a cluster of its own (@isolated), which only the embedded cluster provides".into());
-            }
-            if let Some(r) = reason {
-                out.insert(Selection::key(f, sc), r);
-            }
-        }
+/// Why a scenario the selection takes is reported as skipped on this
+/// target and cluster, or None when it runs.
+fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) -> Option<String> {
+    let isolated = p.tags.iter().any(|t| t == "@isolated");
+    if let Some(r) = env.profile.skip_reason(&p.name, &p.tags, facts) {
+        return Some(r);
     }
-    out
+    if isolated && !facts.embedded {
+        return Some(
+            "needs a cluster of its own (@isolated), which only the embedded cluster provides"
+                .into(),
+        );
+    }
+    if isolated && !env.profile.is_apps_v1() {
+        return Some(format!(
+            "stages apps/v1 StatefulSet components (@isolated), not the resource of target {}",
+            env.profile.name()
+        ));
+    }
+    None
 }
 
-/// Adds the skipped scenarios to a run's results.
-fn report_skips(
-    run: &mut model::Run,
-    features: &[Feature],
-    skipped: &std::collections::BTreeMap<String, String>,
-) {
-    for f in features {
-        let path = f
-            .path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let rules = f.rules.iter().flat_map(|r| r.scenarios.iter());
-        for sc in f.scenarios.iter().chain(rules) {
-            let Some(reason) = skipped.get(&Selection::key(f, sc)) else {
+/// Adds the scenarios of the plan that have no result (skipped by the plan,
+/// or never started: an interrupt or --fail-fast) to a run's results.
+fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_run: &str) {
+    let rounds = rounds.max(1);
+    for p in &plan.scenarios {
+        let names: Vec<(Option<u32>, String)> = if p.skip.is_some() || rounds == 1 {
+            vec![(None, p.name.clone())]
+        } else {
+            (1..=rounds)
+                .map(|r| (Some(r as u32), format!("{} (run {r})", p.name)))
+                .collect()
+        };
+        for (round, name) in names {
+            let present = run
+                .features
+                .iter()
+                .filter(|f| f.path == p.path)
+                .flat_map(|f| &f.scenarios)
+                .any(|s| s.line == p.line && s.name == name);
+            if present {
                 continue;
-            };
-            println!("skip {path}:{} {} ({reason})", sc.position.line, sc.name);
-            let entry = model::Scenario {
-                name: sc.name.clone(),
-                line: sc.position.line as u32,
-                tags: f
-                    .tags
-                    .iter()
-                    .chain(sc.tags.iter())
-                    .map(|t| format!("@{t}"))
-                    .collect(),
-                status: model::Status::Skipped {
-                    reason: reason.clone(),
-                },
-                steps: Vec::new(),
-                duration: std::time::Duration::ZERO,
-                timeline: None,
-                violation: None,
-            };
-            match run.features.iter_mut().find(|x| x.path == path) {
+            }
+            let reason = p.skip.clone().unwrap_or_else(|| not_run.to_string());
+            if p.skip.is_some() {
+                println!("skip {}:{} {} ({reason})", p.path, p.line, p.name);
+            }
+            let mut entry = model::Scenario::new(
+                name,
+                p.line,
+                p.tags.clone(),
+                model::Status::Skipped { reason },
+            );
+            entry.round = round;
+            match run.features.iter_mut().find(|x| x.path == p.path) {
                 Some(feature) => feature.scenarios.push(entry),
                 None => run.features.push(model::Feature {
-                    name: f.name.clone(),
-                    path: path.clone(),
+                    name: p.feature.clone(),
+                    path: p.path.clone(),
                     scenarios: vec![entry],
                 }),
             }
         }
+    }
+    // File order, then line, then round.
+    run.features.sort_by(|a, b| a.path.cmp(&b.path));
+    for f in &mut run.features {
+        f.scenarios
+            .sort_by(|a, b| (a.line, a.round).cmp(&(b.line, b.round)));
     }
 }
 
@@ -261,6 +259,40 @@ async fn run_on_kind<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 
     code
 }
 
+/// The report folder and JUnit file can be written: checked before the
+/// run, so a typo does not cost a whole run's results.
+fn check_outputs(args: &RunArgs) -> Result<(), String> {
+    if let Some(dir) = &args.report {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| {
+                let probe = dir.join(".kepspec-write-check");
+                std::fs::write(&probe, b"")?;
+                std::fs::remove_file(&probe)
+            })
+            .map_err(|e| format!("--report {}: cannot write there: {e}", dir.display()))?;
+    }
+    if let Some(file) = &args.junit {
+        let parent = file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(|e| {
+            format!(
+                "--junit {}: cannot create {}: {e}",
+                file.display(),
+                parent.display()
+            )
+        })?;
+        if file.is_dir() {
+            return Err(format!(
+                "--junit {}: is a folder, not a file",
+                file.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn target_label(t: &TargetChoice) -> String {
     match t {
         TargetChoice::Bundled => "bundled".into(),
@@ -275,56 +307,102 @@ async fn run_selected<W: ScenarioWorld>(
     selection: Selection,
     env_opts: EnvironmentOptions,
 ) -> u8 {
-    let env = match Environment::start(&env_opts).await {
-        Ok(env) => Arc::new(env),
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            return EXIT_ERROR;
-        }
+    let interrupt = Interrupt::install();
+    let cancelled = interrupt.token();
+    let env = tokio::select! {
+        env = Environment::start(&env_opts) => match env {
+            Ok(env) => Arc::new(env),
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                return EXIT_ERROR;
+            }
+        },
+        _ = cancelled.cancelled() => return EXIT_INTERRUPTED,
     };
     let facts = cluster_facts(&env).await;
-    let mut selection = selection;
-    selection.skipped = skips(&features, &selection, &env, &facts);
+    let plan = RunPlan::new(&features, &selection, |p| skip_of(p, &env, &facts));
     let opts = RunOptions {
         concurrency: args.concurrency,
         fail_fast: args.fail_fast,
         keep_on_failure: args.keep_on_failure,
         progress: true,
         artifacts: args.report.clone(),
+        rounds: args.repeat,
+        keep_passed_timelines: args.repeat <= 1,
+        cancel: interrupt.token(),
     };
-    let mut total = model::Run {
-        target: target_name(args),
-        ..model::Run::default()
-    };
-    for round in 0..args.repeat.max(1) {
-        let mut run =
-            runner::run_once::<W>(env.clone(), features.clone(), selection.clone(), &opts).await;
-        if args.repeat > 1 {
-            for sc in run.features.iter_mut().flat_map(|f| f.scenarios.iter_mut()) {
-                sc.name = format!("{} (run {})", sc.name, round + 1);
-            }
+    let outcome = runner::run_once::<W>(env.clone(), plan.prune(&features), &opts).await;
+    let mut total = outcome.run;
+    total.target = target_name(args);
+    if outcome.interrupted {
+        let left = env.delete_live_namespaces(Duration::from_secs(30)).await;
+        if !left.is_empty() {
+            eprintln!(
+                "warning: could not delete these scenario namespaces: {}",
+                left.join(", ")
+            );
         }
-        total.duration += run.duration;
-        total.features.extend(run.features);
-        if args.fail_fast && !total.passed() {
-            break;
-        }
+        total
+            .problems
+            .push("the run was interrupted: scenarios not finished are reported as skipped".into());
     }
     env.stop().await;
-    report_skips(&mut total, &features, &selection.skipped);
+    let not_run = if outcome.interrupted {
+        "not run: the run was interrupted"
+    } else {
+        "not run: --fail-fast stopped the run after a failure"
+    };
+    complete_from_plan(&mut total, &plan, args.repeat, not_run);
+    let expect = Expectations {
+        allow_empty: args.allow_empty,
+        require: match args.require.iter().map(|r| Requirement::parse(r)).collect() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        },
+        selection: selection_words(args),
+    };
+    let verdict = verdict::verdict(&total, &expect);
+    total.problems.extend(verdict.problems.iter().cloned());
     print_summary(&total);
+    for p in &total.problems {
+        eprintln!("error: {p}");
+    }
     if let Err(err) = write_reports(&total, args) {
         eprintln!("error: cannot write reports: {err}");
         return EXIT_ERROR;
     }
+    if outcome.interrupted {
+        return EXIT_INTERRUPTED;
+    }
     if runner::has_input_error(&total) {
         return EXIT_ERROR;
     }
-    if total.passed() {
-        EXIT_PASSED
-    } else {
-        EXIT_FAILED
+    verdict.code
+}
+
+/// The selection in the user's words: `features/x --tags '...' --name '...'`.
+fn selection_words(args: &RunArgs) -> String {
+    let mut words: Vec<String> = args
+        .feature_paths()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if let Some(t) = &args.tags {
+        words.push(format!("--tags '{t}'"));
     }
+    if let Some(n) = &args.name {
+        words.push(format!("--name '{n}'"));
+    }
+    if let Some(s) = &args.shard {
+        words.push(format!("--shard {s}"));
+    }
+    if !matches!(args.target, TargetChoice::Bundled) {
+        words.push(format!("--target {}", target_label(&args.target)));
+    }
+    words.join(" ")
 }
 
 fn target_name(args: &RunArgs) -> String {
@@ -388,15 +466,16 @@ pub fn environment_options(
 pub fn summary_table(run: &model::Run) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "{:<60} {:>6} {:>6} {:>6} {:>8}\n",
-        "feature", "passed", "failed", "skipped", "time"
+        "{:<60} {:>6} {:>9} {:>6} {:>7} {:>8}\n",
+        "feature", "passed", "deviation", "failed", "skipped", "time"
     ));
     for f in &run.features {
         let t = f.totals();
         out.push_str(&format!(
-            "{:<60} {:>6} {:>6} {:>6} {:>7.1}s\n",
+            "{:<60} {:>6} {:>9} {:>6} {:>7} {:>7.1}s\n",
             truncate(&f.path, 60),
-            t.passed,
+            t.passed - t.with_deviation,
+            t.with_deviation,
             t.failed + t.not_implemented,
             t.skipped,
             f.duration().as_secs_f64()
@@ -409,10 +488,25 @@ pub fn summary_table(run: &model::Run) -> String {
         run.duration.as_secs_f64(),
         run.target
     ));
+    let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+    for s in run.features.iter().flat_map(|f| &f.scenarios) {
+        if let model::Status::Skipped { reason } = &s.status {
+            *reasons.entry(reason.as_str()).or_default() += 1;
+        }
+    }
+    if !reasons.is_empty() {
+        out.push_str("skipped, by reason:\n");
+        let mut reasons: Vec<(&str, usize)> = reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        for (reason, n) in reasons {
+            out.push_str(&format!("  {n:>4}  {reason}\n"));
+        }
+    }
     // The closing line CI systems read.
     out.push_str(&format!(
-        "{} passed, {} failed, {} skipped\n",
+        "{} passed ({} with declared deviations), {} failed, {} skipped\n",
         t.passed,
+        t.with_deviation,
         t.failed + t.not_implemented,
         t.skipped
     ));

@@ -5,15 +5,19 @@
 pub mod artifacts;
 pub mod checks;
 pub mod clauses;
+pub mod collector;
 pub mod commands;
 pub mod env;
 pub mod faults;
 pub mod features;
+pub mod interrupt;
 pub mod job;
+pub mod plan;
 pub mod runner;
 pub mod scenario;
 pub mod setspec;
 pub mod staging;
+pub mod verdict;
 pub mod waits;
 
 pub use env::{Environment, EnvironmentOptions};

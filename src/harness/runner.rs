@@ -10,20 +10,20 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cucumber::codegen::WorldInventory;
-use cucumber::event::{
-    self, Cucumber as Ev, Feature as FeatureEv, Rule as RuleEv, Scenario as ScenarioEv,
-    Step as StepEv,
-};
+use cucumber::event;
 use cucumber::feature::Ext as _;
 use cucumber::gherkin;
-use cucumber::{parser, writer, Event, World};
+use cucumber::{parser, World};
 use futures::{future::LocalBoxFuture, stream, FutureExt};
+use tokio_util::sync::CancellationToken;
 
+use super::collector::{self, Collector, Key};
 use super::env::Environment;
 use super::features::{InputProblem, Selection};
+use super::plan::RunPlan;
 use super::scenario::Scenario;
 use super::staging::ISOLATED_TAG;
 use crate::history::{Timeline, Violation};
@@ -44,22 +44,10 @@ pub const INPUT_ERROR: &str = "input error:";
 struct Artifacts {
     timeline: Option<Timeline>,
     violation: Option<Violation>,
-    namespace: Option<String>,
+    deviations: Vec<String>,
 }
 
-type Key = (String, u32);
 type Shelf = Arc<Mutex<HashMap<Key, Artifacts>>>;
-
-fn key(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> Key {
-    (
-        feature
-            .path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        scenario.position.line as u32,
-    )
-}
 
 /// Options of one run.
 #[derive(Clone, Debug)]
@@ -74,6 +62,15 @@ pub struct RunOptions {
     pub progress: bool,
     /// Where failed scenarios leave their objects (the report directory).
     pub artifacts: Option<PathBuf>,
+    /// How many times the scenarios run (`--repeat`); rounds run
+    /// concurrently, each scenario of round k named `... (run k)`.
+    pub rounds: usize,
+    /// Keep the timelines of passed scenarios for the report (a single
+    /// run); a repeat run keeps only the failed ones, so memory stays bounded.
+    pub keep_passed_timelines: bool,
+    /// Cancelled when the run is interrupted: no scenario starts after it,
+    /// the running ones are dropped.
+    pub cancel: CancellationToken,
 }
 
 impl Default for RunOptions {
@@ -84,6 +81,9 @@ impl Default for RunOptions {
             keep_on_failure: false,
             progress: true,
             artifacts: None,
+            rounds: 1,
+            keep_passed_timelines: true,
+            cancel: CancellationToken::new(),
         }
     }
 }
@@ -158,39 +158,97 @@ impl<I> cucumber::Parser<I> for Parsed {
     }
 }
 
-/// Runs the selected scenarios once; returns the results.
+/// The outcome of [`run_once`].
+pub struct Outcome {
+    /// What finished (and, when interrupted, what was running, as skipped).
+    pub run: model::Run,
+    /// Whether the run was interrupted before every scenario finished.
+    pub interrupted: bool,
+}
+
+/// The features cut down to what the selection runs (for callers that have
+/// no plan of their own).
+pub fn select(features: &[gherkin::Feature], selection: &Selection) -> Vec<gherkin::Feature> {
+    RunPlan::new(features, selection, |p| {
+        selection.skipped.get(&p.key).cloned()
+    })
+    .prune(features)
+}
+
+/// The features of round `round` of a repeat run: every scenario named
+/// `... (run k)`, so that rounds never share a key.
+fn round_of(features: &[gherkin::Feature], round: usize, rounds: usize) -> Vec<gherkin::Feature> {
+    if rounds <= 1 {
+        return features.to_vec();
+    }
+    let mut out = features.to_vec();
+    for f in &mut out {
+        let scenarios = f
+            .scenarios
+            .iter_mut()
+            .chain(f.rules.iter_mut().flat_map(|r| r.scenarios.iter_mut()));
+        for sc in scenarios {
+            sc.name = format!("{} (run {round})", sc.name);
+        }
+    }
+    out
+}
+
+/// The folder a failed scenario's artifacts go to: unique per feature,
+/// line (an outline's example has its own) and round.
+pub fn artifacts_folder(path: &str, line: u32, name: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let round = name
+        .rsplit_once(" (run ")
+        .and_then(|(_, r)| r.strip_suffix(')'))
+        .map(|r| format!("-r{r}"))
+        .unwrap_or_default();
+    format!(
+        "{stem}-L{line}{round}-{}",
+        super::scenario::namespace_slug(name)
+    )
+}
+
+/// Runs the given scenarios (already selected: every scenario of
+/// `features` runs) `opts.rounds` times; returns the results.
 pub async fn run_once<W: ScenarioWorld>(
     env: Arc<Environment>,
     features: Vec<gherkin::Feature>,
-    selection: Selection,
     opts: &RunOptions,
-) -> model::Run {
+) -> Outcome {
     let shelf: Shelf = Arc::default();
     let started = Instant::now();
-    let total = features
+    let rounds = opts.rounds.max(1);
+    let mut all = Vec::new();
+    let mut round_keys = HashMap::new();
+    for round in 1..=rounds {
+        for f in round_of(&features, round, rounds) {
+            if rounds > 1 {
+                for (_, sc) in super::plan::scenarios_of(&f) {
+                    round_keys.insert(collector::key(&f, sc), round as u32);
+                }
+            }
+            all.push(f);
+        }
+    }
+    let total: usize = all
         .iter()
-        .flat_map(|f| {
-            let rules = f
-                .rules
-                .iter()
-                .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
-            f.scenarios
-                .iter()
-                .map(|s| (None, s))
-                .chain(rules)
-                .map(move |(r, s)| (f, r, s))
-        })
-        .filter(|(f, r, s)| selection.accepts(f, *r, s))
-        .count();
-    let collector = Collector::new(opts.progress, total);
-    let results = collector.results.clone();
+        .map(|f| super::plan::scenarios_of(f).count())
+        .sum();
+    let collector = Collector::new(opts.progress, total, round_keys);
+    let results = collector.results();
 
     let before_env = env.clone();
     let after_shelf = shelf.clone();
     let keep_on_failure = opts.keep_on_failure;
+    let keep_passed = opts.keep_passed_timelines;
     let artifacts_dir = opts.artifacts.clone();
+    let cancel = opts.cancel.clone();
     let runner = W::cucumber::<PathBuf>()
-        .with_parser(Parsed(features))
+        .with_parser(Parsed(all))
         .with_writer(collector)
         .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default())
         .max_concurrent_scenarios(opts.concurrency.max(1))
@@ -210,7 +268,7 @@ pub async fn run_once<W: ScenarioWorld>(
                 let shelf = after_shelf.clone();
                 let artifacts_dir = artifacts_dir.clone();
                 let failed = !matches!(finished, event::ScenarioFinished::StepPassed);
-                let k = key(feature, scenario);
+                let k = collector::key(feature, scenario);
                 let fut: LocalBoxFuture<'_, ()> = async move {
                     let Some(world) = world else { return };
                     let Some(sc) = world.slot().take() else {
@@ -219,24 +277,29 @@ pub async fn run_once<W: ScenarioWorld>(
                     // A fault step that matched nothing is an error, not a silent pass.
                     let untriggered = super::faults::check_all_triggered(&sc).err();
                     let violation = sc.last_violation.clone();
-                    let namespace = sc.namespace.clone();
-                    if !(failed && keep_on_failure) {
-                        sc.cleanup().await;
-                    }
+                    let deviations = sc.deviations.clone();
                     let Scenario {
                         recorder,
                         env,
                         isolated,
+                        client,
+                        namespace,
                         ..
                     } = sc;
+                    // The history ends here, before the cleanup deletes
+                    // everything: the artifacts show the objects as the
+                    // scenario left them.
                     let timeline = recorder.stop().await;
+                    let scenario_failed = failed;
+                    let failed = failed || untriggered.is_some();
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {
-                        let dir = dir
-                            .join("failed")
-                            .join(super::scenario::namespace_slug(&scenario.name));
+                        let dir = dir.join("failed").join(artifacts_folder(&k.0, k.1, &k.2));
                         if let Err(err) = super::artifacts::write(&dir, &timeline) {
                             tracing::warn!(%err, "could not write the failure artifacts");
                         }
+                    }
+                    if !(failed && keep_on_failure) {
+                        Scenario::delete_namespace(&env, &client, &namespace).await;
                     }
                     if isolated {
                         // The scenario's own cluster goes with it.
@@ -249,14 +312,14 @@ pub async fn run_once<W: ScenarioWorld>(
                         shelf.insert(
                             k,
                             Artifacts {
-                                timeline: Some(timeline),
+                                timeline: (failed || keep_passed).then_some(timeline),
                                 violation,
-                                namespace: Some(namespace),
+                                deviations,
                             },
                         );
                     }
                     // Reported by cucumber as a failed After hook, which fails the scenario.
-                    if let Some(err) = untriggered.filter(|_| !failed) {
+                    if let Some(err) = untriggered.filter(|_| !scenario_failed) {
                         panic!("{err}");
                     }
                 }
@@ -273,267 +336,48 @@ pub async fn run_once<W: ScenarioWorld>(
     // Step failures travel as panics inside cucumber; their messages are
     // reported by the writer, not printed by the default hook.
     std::panic::set_hook(Box::new(|_| {}));
-    runner
-        .filter_run(PathBuf::from("features"), move |f, r, s| {
-            selection.accepts(f, r, s)
-        })
-        .await;
+    let interrupted = tokio::select! {
+        _ = runner.filter_run(PathBuf::from("features"), |_, _, _| true) => false,
+        _ = cancel.cancelled() => true,
+    };
     std::panic::set_hook(previous_hook);
-
     if opts.progress {
-        use std::io::{IsTerminal as _, Write as _};
-        if std::io::stdout().is_terminal() && std::env::var_os("CI").is_none() {
-            print!("\r\x1b[2K");
-            let _ = std::io::stdout().flush();
+        collector::clear_bar_line();
+    }
+    let (mut run, running) = results.take();
+    if interrupted {
+        for k in &running {
+            mark_interrupted(&mut run, k);
         }
     }
-    let mut run = results.lock().map(|r| r.clone()).unwrap_or_default();
     if let Ok(mut shelf) = shelf.lock() {
         for feature in &mut run.features {
             for sc in &mut feature.scenarios {
-                if let Some(a) = shelf.remove(&(feature.path.clone(), sc.line)) {
+                if let Some(a) = shelf.remove(&(feature.path.clone(), sc.line, sc.name.clone())) {
                     sc.timeline = a.timeline;
                     sc.violation = a.violation;
-                    let _ = a.namespace;
+                    sc.deviations = a.deviations;
                 }
             }
         }
     }
     run.duration = started.elapsed();
-    run
+    Outcome { run, interrupted }
 }
 
-/// Collects cucumber's events into the report model.
-struct Collector {
-    results: Arc<Mutex<model::Run>>,
-    started: HashMap<Key, Instant>,
-    progress: bool,
-    /// Scenarios the run takes, for the progress bar.
-    total: usize,
-    finished: usize,
-    /// Draw a progress bar (stdout is a terminal); plain lines otherwise.
-    bar: bool,
-}
-
-/// A one-line progress bar: `[=======>      ] 23/76 scenarios, 3 running`.
-pub fn progress_bar(finished: usize, running: usize, total: usize) -> String {
-    const WIDTH: usize = 30;
-    let filled = (finished * WIDTH)
-        .checked_div(total)
-        .unwrap_or(0)
-        .min(WIDTH);
-    let head = if filled < WIDTH { ">" } else { "" };
-    let rest = WIDTH.saturating_sub(filled + head.len());
-    format!(
-        "[{}{head}{}] {finished}/{total} scenarios, {running} running",
-        "=".repeat(filled),
-        " ".repeat(rest)
-    )
-}
-
-impl Collector {
-    fn new(progress: bool, total: usize) -> Self {
-        use std::io::IsTerminal as _;
-        Self {
-            results: Arc::default(),
-            started: HashMap::new(),
-            progress,
-            total,
-            finished: 0,
-            bar: progress && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none(),
-        }
-    }
-
-    fn draw_bar(&self) {
-        if self.bar {
-            use std::io::Write as _;
-            print!(
-                "\r\x1b[2K{}",
-                progress_bar(self.finished, self.started.len(), self.total)
-            );
-            let _ = std::io::stdout().flush();
-        }
-    }
-
-    fn clear_bar(&self) {
-        if self.bar {
-            print!("\r\x1b[2K");
-        }
-    }
-
-    fn scenario_mut<'r>(
-        run: &'r mut model::Run,
-        feature: &gherkin::Feature,
-        sc: &gherkin::Scenario,
-    ) -> &'r mut model::Scenario {
-        let path = feature
-            .path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let fi = match run.features.iter().position(|f| f.path == path) {
-            Some(i) => i,
-            None => {
-                run.features.push(model::Feature {
-                    name: feature.name.clone(),
-                    path: path.clone(),
-                    scenarios: Vec::new(),
-                });
-                run.features.len() - 1
-            }
+fn mark_interrupted(run: &mut model::Run, k: &Key) {
+    let found = run
+        .features
+        .iter_mut()
+        .filter(|f| f.path == k.0)
+        .flat_map(|f| f.scenarios.iter_mut())
+        .find(|s| s.line == k.1 && s.name == k.2);
+    if let Some(sc) = found {
+        sc.status = Status::Skipped {
+            reason: "interrupted while running".into(),
         };
-        let scenarios = &mut run.features[fi].scenarios;
-        let line = sc.position.line as u32;
-        let si = match scenarios.iter().position(|s| s.line == line) {
-            Some(i) => i,
-            None => {
-                let tags = feature
-                    .tags
-                    .iter()
-                    .chain(sc.tags.iter())
-                    .map(|t| format!("@{t}"))
-                    .collect();
-                scenarios.push(model::Scenario {
-                    name: sc.name.clone(),
-                    line,
-                    tags,
-                    status: Status::Passed,
-                    steps: Vec::new(),
-                    duration: Duration::ZERO,
-                    timeline: None,
-                    violation: None,
-                });
-                scenarios.len() - 1
-            }
-        };
-        &mut scenarios[si]
-    }
-
-    fn on_scenario<W>(
-        &mut self,
-        feature: &gherkin::Feature,
-        sc: &gherkin::Scenario,
-        ev: &ScenarioEv<W>,
-    ) {
-        let k = key(feature, sc);
-        let Ok(mut run) = self.results.lock() else {
-            return;
-        };
-        let entry = Self::scenario_mut(&mut run, feature, sc);
-        match ev {
-            ScenarioEv::Started => {
-                self.started.insert(k, Instant::now());
-                self.draw_bar();
-            }
-            ScenarioEv::Hook(kind, event::Hook::Failed(_, info)) => {
-                entry.status = Status::Failed;
-                entry.steps.push(model::Step {
-                    keyword: format!("{kind:?} hook"),
-                    text: String::new(),
-                    line: sc.position.line as u32,
-                    status: Status::Failed,
-                    message: Some(panic_text(info)),
-                });
-            }
-            ScenarioEv::Background(step, s) | ScenarioEv::Step(step, s) => {
-                let (status, message) = match s {
-                    StepEv::Started => return,
-                    StepEv::Passed(..) => (Status::Passed, None),
-                    StepEv::Skipped => (
-                        Status::Skipped {
-                            reason: "an earlier step failed or the step is undefined".into(),
-                        },
-                        None,
-                    ),
-                    StepEv::Failed(_, _, _, err) => (Status::Failed, Some(step_error_text(err))),
-                };
-                if status == Status::Failed {
-                    entry.status = Status::Failed;
-                }
-                entry.steps.push(model::Step {
-                    keyword: step.keyword.trim().to_string(),
-                    text: step.value.clone(),
-                    line: step.position.line as u32,
-                    status,
-                    message,
-                });
-            }
-            ScenarioEv::Finished => {
-                if let Some(t0) = self.started.remove(&k) {
-                    entry.duration = t0.elapsed();
-                }
-                if entry
-                    .steps
-                    .iter()
-                    .all(|s| matches!(s.status, Status::Skipped { .. }))
-                    && !entry.steps.is_empty()
-                {
-                    entry.status = Status::Skipped {
-                        reason: "no step ran".into(),
-                    };
-                }
-                self.finished += 1;
-                if self.progress {
-                    self.clear_bar();
-                    let secs = entry.duration.as_secs_f64();
-                    let mark = match entry.status {
-                        Status::Passed => "ok  ",
-                        Status::Failed => "FAIL",
-                        Status::Skipped { .. } => "skip",
-                        Status::NotImplemented => "todo",
-                    };
-                    println!("{mark} {}:{} {} ({secs:.1}s)", k.0, k.1, entry.name);
-                    if let Some(msg) = entry.failure_message() {
-                        for line in msg.lines() {
-                            println!("       {line}");
-                        }
-                    }
-                    self.draw_bar();
-                }
-            }
-            _ => {}
-        }
     }
 }
-
-fn panic_text(info: &event::Info) -> String {
-    info.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| info.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "(no message)".into())
-}
-
-fn step_error_text(err: &event::StepError) -> String {
-    match err {
-        event::StepError::Panic(info) => panic_text(info),
-        other => other.to_string(),
-    }
-}
-
-impl<W: World + std::fmt::Debug> cucumber::Writer<W> for Collector {
-    type Cli = cucumber::cli::Empty;
-
-    async fn handle_event(&mut self, ev: parser::Result<Event<Ev<W>>>, _cli: &Self::Cli) {
-        let Ok(ev) = ev else { return };
-        if let Ev::Feature(feature, fev) = &ev.value {
-            match fev {
-                FeatureEv::Scenario(sc, retryable) => {
-                    self.on_scenario(feature, sc, &retryable.event)
-                }
-                FeatureEv::Rule(_, RuleEv::Scenario(sc, retryable)) => {
-                    self.on_scenario(feature, sc, &retryable.event)
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-impl writer::NonTransforming for Collector {}
-
-// The collector keys everything by feature and scenario, so it takes events
-// in the order concurrent scenarios produce them.
-impl writer::Normalized for Collector {}
 
 /// Whether any failed step says its cause is the feature text.
 pub fn has_input_error(run: &model::Run) -> bool {
@@ -549,23 +393,20 @@ pub fn has_input_error(run: &model::Run) -> bool {
 }
 
 #[cfg(test)]
-mod bar_tests {
-    use super::progress_bar;
+mod tests {
+    use super::artifacts_folder;
 
     #[test]
-    fn the_bar_fills_with_finished_scenarios() {
-        assert_eq!(
-            progress_bar(0, 2, 10),
-            format!("[>{}] 0/10 scenarios, 2 running", " ".repeat(29))
+    fn artifact_folders_differ_by_line_and_round() {
+        let a = artifacts_folder("features/x/budget.feature", 28, "a percentage rounds down");
+        let b = artifacts_folder("features/x/budget.feature", 29, "a percentage rounds down");
+        let c = artifacts_folder(
+            "features/x/budget.feature",
+            28,
+            "a percentage rounds down (run 2)",
         );
-        assert_eq!(
-            progress_bar(10, 0, 10),
-            format!("[{}] 10/10 scenarios, 0 running", "=".repeat(30))
-        );
-        assert!(progress_bar(5, 1, 10).starts_with(&format!("[{}>", "=".repeat(15))));
-        assert_eq!(
-            progress_bar(0, 0, 0),
-            format!("[>{}] 0/0 scenarios, 0 running", " ".repeat(29))
-        );
+        assert_eq!(a, "budget-L28-a-percentage-rounds-down");
+        assert_ne!(a, b);
+        assert_eq!(c, "budget-L28-r2-a-percentage-rounds-down-run-2");
     }
 }

@@ -73,6 +73,8 @@ pub struct Scenario {
     pub apiserver_gates: crate::sim::admission::ApiGates,
     /// Faults the scenario injected, each with the words that asked for it.
     pub faults: Vec<super::faults::Injected>,
+    /// The target's declared deviations the scenario's checks accepted.
+    pub deviations: Vec<String>,
 }
 
 /// The first of the scenario's own writes the timeline has not seen yet.
@@ -140,6 +142,7 @@ impl Scenario {
             .create(&PostParams::default(), &ns)
             .await
             .map_err(|e| RequestError::from_kube(format!("create namespace {namespace}"), e))?;
+        env.namespace_created(&namespace);
         let resource = env.profile.api_resource();
         let recorder = Recorder::start(client.clone(), &namespace, resource.clone()).await?;
         Ok(Self {
@@ -157,14 +160,22 @@ impl Scenario {
             isolated: false,
             apiserver_gates: Default::default(),
             faults: Vec::new(),
+            deviations: Vec::new(),
         })
     }
 
     /// Deletes the namespace (and with it everything the scenario made).
     pub async fn cleanup(&self) {
-        let api = Api::<Namespace>::all(self.client.clone());
-        if let Err(err) = api.delete(&self.namespace, &DeleteParams::default()).await {
-            tracing::warn!(%err, namespace = %self.namespace, "cleanup failed");
+        Self::delete_namespace(&self.env, &self.client, &self.namespace).await;
+    }
+
+    /// Deletes a scenario's namespace and forgets it in the environment.
+    pub async fn delete_namespace(env: &Environment, client: &Client, namespace: &str) {
+        let api = Api::<Namespace>::all(client.clone());
+        match api.delete(namespace, &DeleteParams::default()).await {
+            Ok(_) => env.namespace_deleted(namespace),
+            Err(kube::Error::Api(s)) if s.code == 404 => env.namespace_deleted(namespace),
+            Err(err) => tracing::warn!(%err, %namespace, "cleanup failed"),
         }
     }
 

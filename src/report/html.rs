@@ -150,7 +150,14 @@ fn scenario(out: &mut String, id: &str, s: &Scenario) {
         out.push_str("</li>\n");
     }
     out.push_str("</ol>\n");
-    if let Some(v) = &s.violation {
+    // The violation is shown once: a failed step's message usually is it.
+    let shown = |text: &str| {
+        s.steps
+            .iter()
+            .filter_map(|st| st.message.as_deref())
+            .any(|m| m.contains(text.lines().next().unwrap_or(text)))
+    };
+    if let Some(v) = s.violation.as_ref().filter(|v| !shown(&v.to_string())) {
         let _ = writeln!(
             out,
             "<div class=\"violation\"><pre>{}</pre></div>",

@@ -20,19 +20,58 @@ pub fn render(run: &Run) -> String {
     let _ = writeln!(
         out,
         "<testsuites name=\"kepspec\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
-        t.scenarios,
-        t.failed + t.not_implemented,
+        t.scenarios + usize::from(!run.problems.is_empty()),
+        t.failed + t.not_implemented + usize::from(!run.problems.is_empty()),
         t.skipped,
         secs(run.duration)
     );
     for f in &run.features {
-        feature(&mut out, f);
+        feature(&mut out, f, run);
+    }
+    if !run.problems.is_empty() {
+        // A run that failed as a whole (nothing ran, a --require unmet, an
+        // interrupt) says so where CI readers look: a failed test case.
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"kepspec run\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.000\">"
+        );
+        properties(&mut out, run);
+        let _ = writeln!(
+            out,
+            "    <testcase name=\"the run as a whole\" classname=\"kepspec\" time=\"0.000\">\n      <failure message=\"{}\" type=\"RunProblem\">{}</failure>\n    </testcase>",
+            escape(&run.problems[0]),
+            escape(&run.problems.join("\n"))
+        );
+        out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
     out
 }
 
-fn feature(out: &mut String, f: &Feature) {
+fn properties(out: &mut String, run: &Run) {
+    if run.properties.is_empty() && run.problems.is_empty() {
+        return;
+    }
+    out.push_str("    <properties>\n");
+    for (k, v) in &run.properties {
+        let _ = writeln!(
+            out,
+            "      <property name=\"{}\" value=\"{}\"/>",
+            escape(k),
+            escape(v)
+        );
+    }
+    for p in &run.problems {
+        let _ = writeln!(
+            out,
+            "      <property name=\"kepspec.run.problem\" value=\"{}\"/>",
+            escape(p)
+        );
+    }
+    out.push_str("    </properties>\n");
+}
+
+fn feature(out: &mut String, f: &Feature, run: &Run) {
     let t = f.totals();
     let _ = writeln!(
         out,
@@ -43,6 +82,7 @@ fn feature(out: &mut String, f: &Feature) {
         t.skipped,
         secs(f.duration())
     );
+    properties(out, run);
     for s in &f.scenarios {
         scenario(out, &f.path, s);
     }
@@ -81,12 +121,34 @@ fn scenario(out: &mut String, classname: &str, s: &Scenario) {
         secs(s.duration)
     );
     match &s.status {
+        Status::Passed if !s.deviations.is_empty() => {
+            out.push_str(">\n      <properties>\n");
+            let _ = writeln!(
+                out,
+                "        <property name=\"kepspec.outcome\" value=\"passed with deviation\"/>"
+            );
+            for d in &s.deviations {
+                let _ = writeln!(
+                    out,
+                    "        <property name=\"kepspec.deviation\" value=\"{}\"/>",
+                    escape(d)
+                );
+            }
+            out.push_str("      </properties>\n");
+        }
         Status::Passed => {
             out.push_str(">\n");
         }
         Status::Failed => {
+            // One line in the attribute; the whole text is in the body.
             let message = s
                 .failure_message()
+                .and_then(|m| {
+                    m.lines()
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .map(str::to_string)
+                })
                 .unwrap_or_else(|| "scenario failed".to_string());
             let type_ = if s.violation.is_some() {
                 "Violation"

@@ -68,9 +68,37 @@ pub struct Scenario {
     pub timeline: Option<Timeline>,
     /// The first violated property, if any.
     pub violation: Option<Violation>,
+    /// The target's declared deviations the scenario's checks accepted in
+    /// place of the KEP's words: a pass with any is a *pass with deviation*.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
+    /// The round of a `--repeat` run (1-based), None for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
 }
 
 impl Scenario {
+    /// A scenario of the given name and line with nothing recorded yet.
+    pub fn new(name: impl Into<String>, line: u32, tags: Vec<String>, status: Status) -> Self {
+        Self {
+            name: name.into(),
+            line,
+            tags,
+            status,
+            steps: Vec::new(),
+            duration: Duration::ZERO,
+            timeline: None,
+            violation: None,
+            deviations: Vec::new(),
+            round: None,
+        }
+    }
+
+    /// Passed, through at least one declared deviation.
+    pub fn passed_with_deviation(&self) -> bool {
+        self.status == Status::Passed && !self.deviations.is_empty()
+    }
+
     /// The message of the first failed step, or of the violation.
     pub fn failure_message(&self) -> Option<String> {
         self.steps
@@ -110,13 +138,19 @@ pub struct Totals {
     pub skipped: usize,
     /// With unimplemented steps.
     pub not_implemented: usize,
+    /// Of the passed, those that passed through a declared deviation.
+    #[serde(default)]
+    pub with_deviation: usize,
 }
 
 impl Totals {
-    /// Adds one outcome.
-    pub fn add(&mut self, status: &Status) {
+    /// Adds one scenario's outcome.
+    pub fn add(&mut self, scenario: &Scenario) {
         self.scenarios += 1;
-        match status {
+        if scenario.passed_with_deviation() {
+            self.with_deviation += 1;
+        }
+        match &scenario.status {
             Status::Passed => self.passed += 1,
             Status::Failed => self.failed += 1,
             Status::Skipped { .. } => self.skipped += 1,
@@ -136,6 +170,14 @@ pub struct Run {
     /// What ran against (e.g. `embedded`, a kubeconfig context).
     #[serde(default)]
     pub target: String,
+    /// What the cluster was found to be: version, feature gates and where
+    /// each fact came from (`key` -> `value`), for the reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<(String, String)>,
+    /// Why the run failed although no scenario did (nothing ran, a
+    /// `--require` unmet) or was cut short (interrupted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 impl Run {
@@ -143,7 +185,7 @@ impl Run {
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
         for s in self.features.iter().flat_map(|f| &f.scenarios) {
-            t.add(&s.status);
+            t.add(s);
         }
         t
     }
@@ -160,7 +202,7 @@ impl Feature {
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
         for s in &self.scenarios {
-            t.add(&s.status);
+            t.add(s);
         }
         t
     }

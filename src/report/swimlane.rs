@@ -139,8 +139,22 @@ pub fn render(t: &Timeline, violation: Option<&Violation>) -> String {
     }
     if let Some(v) = violation {
         let vx = x(v.at);
-        let mut msg: String = v.message.chars().take(90).collect();
-        if v.message.chars().count() > 90 {
+        // The label runs away from the nearer edge and is cut to the room
+        // it has there (about 6.6 px a character at the SVG's font size),
+        // so it is never clipped by the picture's border.
+        let anchor_end = vx > LEFT + PLOT_W / 2.0;
+        let room = if anchor_end {
+            vx - 4.0
+        } else {
+            LEFT + PLOT_W + RIGHT - vx - 4.0
+        };
+        let label_chars = ((room / 6.6) as usize).saturating_sub(fmt_t(v.at).chars().count() + 1);
+        let mut msg: String = v
+            .message
+            .chars()
+            .take(label_chars.saturating_sub(1))
+            .collect();
+        if v.message.chars().count() > label_chars.saturating_sub(1) {
             msg.push('…');
         }
         let _ = writeln!(
@@ -150,7 +164,7 @@ pub fn render(t: &Timeline, violation: Option<&Violation>) -> String {
             TOP - 16.0,
             vx,
             TOP - 20.0,
-            if vx > LEFT + PLOT_W / 2.0 { "end" } else { "start" },
+            if anchor_end { "end" } else { "start" },
             escape(&fmt_t(v.at)),
             escape(&msg)
         );

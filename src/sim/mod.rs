@@ -216,9 +216,22 @@ impl EmbeddedCluster {
         )
     }
 
-    /// Writes [`Self::kubeconfig_yaml`] to `path`.
+    /// Writes [`Self::kubeconfig_yaml`] to `path`, readable by its owner
+    /// only (it holds the token), as kubectl and kind write theirs.
     pub fn write_kubeconfig(&self, path: &std::path::Path) -> anyhow::Result<()> {
-        std::fs::write(path, self.kubeconfig_yaml())
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .with_context(|| format!("writing kubeconfig {}", path.display()))?;
+        // An existing file keeps its mode on open: narrow it too.
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .with_context(|| format!("restricting kubeconfig {}", path.display()))?;
+        file.write_all(self.kubeconfig_yaml().as_bytes())
             .with_context(|| format!("writing kubeconfig {}", path.display()))
     }
 

@@ -194,7 +194,7 @@ impl Profile {
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ProfileError::file(path, format!("cannot read: {e}")))?;
-        Self::parse(&text, path)
+        Self::parse(text.strip_prefix('\u{feff}').unwrap_or(&text), path)
     }
 
     /// Parses and checks profile text; `file` names it in errors.
