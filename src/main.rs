@@ -20,13 +20,6 @@ fn log_writer() -> impl std::io::Write {
 }
 
 fn main() -> ExitCode {
-    // Like any Unix filter, end quietly when the reader of the output goes
-    // away (`kepspec lint | head`) instead of panicking on a broken pipe.
-    // SAFETY: restoring the default disposition of SIGPIPE before any
-    // thread starts has no preconditions.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = Cli::parse();
     use std::io::IsTerminal as _;
     let colour = std::io::stderr().is_terminal()

@@ -145,7 +145,7 @@ async fn event_times(
 #[then(expr = "for {int} seconds no pod of {string} is created or deleted")]
 async fn untouched_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
-    let from = w.sc()?.recorder.next_seq();
+    let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::pods_untouched(w.sc()?, &set, from).await
 }
@@ -153,7 +153,7 @@ async fn untouched_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<
 #[then(expr = "for {int} seconds pod {string} is neither deleted nor replaced")]
 async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
-    let from = w.sc()?.recorder.next_seq();
+    let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::pod_kept(w.sc()?, &pod, from).await
 }
@@ -161,7 +161,7 @@ async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
 #[then(expr = "for {int} seconds no further pod of the update revision of {string} is created")]
 async fn none_at_update_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
-    let from = w.sc()?.recorder.next_seq();
+    let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::none_at_update_revision(w.sc()?, &set, from).await
 }

@@ -173,6 +173,8 @@ mod tests {
                 duration: Duration::ZERO,
                 timeline: None,
                 violation: None,
+                deviations: Vec::new(),
+                round: None,
             }),
             Duration::ZERO,
         );

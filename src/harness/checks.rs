@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::clauses;
-use super::scenario::Scenario;
+use super::scenario::{Mark, Scenario};
 use super::waits::{rollout_gap_in, update_revision};
 use crate::history::checks::Breach;
 use crate::history::rules::{self, ConditionSpec, DeletionMark, EventSpec};
@@ -64,7 +64,7 @@ pub async fn no_mixed_revisions(sc: &mut Scenario) -> anyhow::Result<()> {
 /// KEP-3541: every claim of the set that existed before the first change kept its uid.
 pub async fn claims_kept(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let from = sc.baseline();
+    let from = sc.baseline(&t);
     let claims = state_before(&t, from)
         .claims
         .keys()
@@ -86,7 +86,7 @@ pub async fn claims_kept(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
 /// before any of them was gone: the deletion was issued for all at once.
 pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let from = sc.baseline();
+    let from = sc.baseline(&t);
     let old: Vec<String> = state_before(&t, from)
         .pods_of(set)
         .map(|p| p.name().to_string())
@@ -142,7 +142,7 @@ pub async fn created_in_order(sc: &mut Scenario, names: &[String]) -> anyhow::Re
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     keep(
         sc,
-        rules::created_in_order(&t, &clauses::ordered_creation(), sc.baseline(), &names),
+        rules::created_in_order(&t, &clauses::ordered_creation(), sc.baseline(&t), &names),
     )
 }
 
@@ -155,7 +155,7 @@ pub async fn deleted_in_order(sc: &mut Scenario, names: &[String]) -> anyhow::Re
         rules::deleted_in_order(
             &t,
             &clauses::ordered_deletion(),
-            sc.baseline(),
+            sc.baseline(&t),
             &names,
             DeletionMark::Requested,
         ),
@@ -178,7 +178,13 @@ pub async fn at_most_unavailable(sc: &mut Scenario, set: &str, max: usize) -> an
     let scope = scope_of(&t, set);
     keep(
         sc,
-        rules::at_most_unavailable(&t, &clauses::max_unavailable(), sc.baseline(), &scope, max),
+        rules::at_most_unavailable(
+            &t,
+            &clauses::max_unavailable(),
+            sc.baseline(&t),
+            &scope,
+            max,
+        ),
     )
 }
 
@@ -220,7 +226,7 @@ pub async fn condition_seen(
         rules::condition_seen(
             &t,
             &clauses::progressing_condition(),
-            sc.baseline(),
+            sc.baseline(&t),
             set,
             &spec,
         ),
@@ -244,13 +250,14 @@ pub async fn event_recorded(
     };
     keep(
         sc,
-        rules::event_recorded(&t, &clauses::events(), sc.baseline(), &spec, times),
+        rules::event_recorded(&t, &clauses::events(), sc.baseline(&t), &spec, times),
     )
 }
 
-/// No pod of the set was deleted, and none created, since entry `from`.
-pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: u64) -> anyhow::Result<()> {
+/// No pod of the set was deleted, and none created, since the mark `from`.
+pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: Mark) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
+    let from = from.resolve(&t);
     let clause = Clause::new(
         "StatefulSet concepts, Update strategies",
         "a change that does not touch .spec.template starts no rollout",
@@ -278,9 +285,10 @@ pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: u64) -> anyhow::
     keep(sc, result)
 }
 
-/// Pod `pod` keeps the uid it had at entry `from` and is not deleted.
-pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: u64) -> anyhow::Result<()> {
+/// Pod `pod` keeps the uid it had at the mark `from` and is not deleted.
+pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
+    let from = from.resolve(&t);
     let Some(uid) = state_before(&t, from)
         .pods
         .get(pod)
@@ -312,7 +320,7 @@ pub async fn partition_untouched(
     let t = sc.timeline().await?;
     keep(
         sc,
-        rules::partition_untouched(&t, &clauses::partition(), sc.baseline(), set, partition),
+        rules::partition_untouched(&t, &clauses::partition(), sc.baseline(&t), set, partition),
     )
 }
 
@@ -325,7 +333,7 @@ pub async fn completed_within_slo(
     slack: Duration,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let from = sc.baseline();
+    let from = sc.baseline(&t);
     let start = t.get(from).map(|e| e.at).unwrap_or_default();
     let clause = clauses::recreate_slo();
     let done = scan(&t, from, |state, e| {
@@ -376,13 +384,14 @@ pub async fn completed_within_slo(
     keep(sc, Err(Violation::at_entry(&t, &clause, done.seq, breach)))
 }
 
-/// No pod of the set's update revision was created since entry `from`.
+/// No pod of the set's update revision was created since the mark `from`.
 pub async fn none_at_update_revision(
     sc: &mut Scenario,
     set: &str,
-    from: u64,
+    from: Mark,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
+    let from = from.resolve(&t);
     let Some(revision) = update_revision(&t, set).map(str::to_string) else {
         anyhow::bail!("{set} does not report the update revision of its current generation");
     };
@@ -419,7 +428,7 @@ pub fn peak_unavailable(t: &Timeline, scope: &SetScope, from: u64) -> (usize, u6
 pub async fn budget_used(sc: &mut Scenario, set: &str, n: usize) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let scope = scope_of(&t, set);
-    let (peak, seq) = peak_unavailable(&t, &scope, sc.baseline());
+    let (peak, seq) = peak_unavailable(&t, &scope, sc.baseline(&t));
     if peak == n {
         return Ok(());
     }

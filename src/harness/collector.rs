@@ -251,7 +251,7 @@ impl Collector {
         if self.progress {
             if let Some(text) = line {
                 clear_bar_line();
-                println!("{text}");
+                super::out::line(text);
             }
             self.draw_bar(running);
         }

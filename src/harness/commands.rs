@@ -30,7 +30,7 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
     if args.markdown {
         return match markdown_table(&features) {
             Ok(table) => {
-                print!("{table}");
+                super::out::text_raw(&table);
                 EXIT_PASSED
             }
             Err(p) => {
@@ -43,7 +43,7 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
     for file in features {
         match super::features::parse(&file) {
             Ok(f) => {
-                println!(
+                super::out::line(format_args!(
                     "{}  {}  {}",
                     file.display(),
                     f.name,
@@ -52,20 +52,20 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
                         .map(|t| format!("@{t}"))
                         .collect::<Vec<_>>()
                         .join(" ")
-                );
+                ));
                 for sc in f
                     .scenarios
                     .iter()
                     .chain(f.rules.iter().flat_map(|r| r.scenarios.iter()))
                 {
                     let tags: Vec<String> = sc.tags.iter().map(|t| format!("@{t}")).collect();
-                    println!(
+                    super::out::line(format_args!(
                         "  {}:{}  {}  {}",
                         file.display(),
                         sc.position.line,
                         sc.name,
                         tags.join(" ")
-                    );
+                    ));
                 }
             }
             Err(p) => {
@@ -127,16 +127,16 @@ pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
     match runner::load::<W>(&paths(args)) {
         Ok(features) => {
             for unused in super::features::unused_steps::<W>(&features) {
-                println!("warning: {unused}");
+                super::out::line(format_args!("warning: {unused}"));
             }
             let steps: usize = features
                 .iter()
                 .map(|f| super::features::steps_of(f).len())
                 .sum();
-            println!(
+            super::out::line(format_args!(
                 "{} features, {steps} steps: every step is defined exactly once",
                 features.len()
-            );
+            ));
             EXIT_PASSED
         }
         Err(problems) => {

@@ -138,7 +138,7 @@ fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_r
             }
             let reason = p.skip.clone().unwrap_or_else(|| not_run.to_string());
             if p.skip.is_some() {
-                println!("skip {}:{} {} ({reason})", p.path, p.line, p.name);
+                super::out::line(format!("skip {}:{} {} ({reason})", p.path, p.line, p.name));
             }
             let mut entry = model::Scenario::new(
                 name,
@@ -530,8 +530,8 @@ fn truncate(s: &str, n: usize) -> String {
 }
 
 fn print_summary(run: &model::Run) {
-    println!();
-    print!("{}", summary_table(run));
+    super::out::line("");
+    super::out::text_raw(&summary_table(run));
 }
 
 fn write_reports(run: &model::Run, args: &RunArgs) -> std::io::Result<()> {
@@ -543,7 +543,10 @@ fn write_reports(run: &model::Run, args: &RunArgs) -> std::io::Result<()> {
         report::write_file(&dir.join("index.html"), &report::html::render(run))?;
         let json = report::json::render(run).map_err(std::io::Error::other)?;
         report::write_file(&dir.join("result.json"), &json)?;
-        println!("report: {}", Path::new(dir).join("index.html").display());
+        super::out::line(format!(
+            "report: {}",
+            Path::new(dir).join("index.html").display()
+        ));
     }
     Ok(())
 }

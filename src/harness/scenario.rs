@@ -59,8 +59,9 @@ pub struct Scenario {
     pub sets: BTreeMap<String, SetSpec>,
     /// The answer to the last write that was expected to be refused.
     pub last_refusal: Option<RequestError>,
-    /// Named points in the timeline (`the update`), by sequence number.
-    pub marks: BTreeMap<String, u64>,
+    /// The point just before the scenario's first change: everything before
+    /// it is the state the scenario started from.
+    pub baseline: Option<Mark>,
     /// The first property a check found broken, for the report's picture.
     pub last_violation: Option<crate::history::Violation>,
     /// Revision names the scenario remembered under a name of its own.
@@ -105,7 +106,32 @@ impl std::fmt::Debug for Scenario {
     }
 }
 
-const BASELINE: &str = "baseline";
+/// A point of the scenario's history: the cluster's resourceVersion at that
+/// moment (exact, whatever order entries arrive in later) and, for
+/// timelines not ordered by resourceVersion, the recorder's position then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// The cluster's resourceVersion when the mark was taken.
+    pub rv: Option<u64>,
+    /// The recorder's next position when the mark was taken.
+    pub seq: u64,
+}
+
+impl Mark {
+    /// The start of the history.
+    pub const START: Mark = Mark {
+        rv: Some(0),
+        seq: 0,
+    };
+
+    /// The position in `t` of the first entry after the mark.
+    pub fn resolve(&self, t: &crate::history::Timeline) -> u64 {
+        match self.rv {
+            Some(rv) => t.seq_after_rv(rv, self.seq),
+            None => self.seq,
+        }
+    }
+}
 
 /// A namespace name for a scenario: readable, unique, a DNS label.
 pub fn namespace_for(scenario_name: &str) -> String {
@@ -153,7 +179,7 @@ impl Scenario {
             recorder,
             sets: BTreeMap::new(),
             last_refusal: None,
-            marks: BTreeMap::new(),
+            baseline: None,
             last_violation: None,
             remembered: BTreeMap::new(),
             written: BTreeMap::new(),
@@ -214,7 +240,7 @@ impl Scenario {
 
     /// Applies a JSON merge patch to a set (what `kubectl patch --type merge` does).
     pub async fn patch_set(&mut self, name: &str, patch: Value) -> Result<(), RequestError> {
-        self.note_change();
+        self.note_change().await;
         let patch = self.env.profile.to_target(patch);
         self.sets_api()
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
@@ -340,7 +366,7 @@ impl Scenario {
 
     /// Deletes the set as `kubectl delete statefulset` does (background cascade).
     pub async fn delete_set(&mut self, name: &str) -> Result<(), RequestError> {
-        self.note_change();
+        self.note_change().await;
         self.sets_api()
             .delete(name, &DeleteParams::background())
             .await
@@ -357,7 +383,7 @@ impl Scenario {
     /// Reports a pod Failed through its status, as a kubelet does when a pod
     /// is evicted or its node fails it.
     pub async fn fail_pod(&mut self, pod: &str) -> Result<(), RequestError> {
-        self.note_change();
+        self.note_change().await;
         let patch = json!({ "status": { "phase": "Failed", "reason": "Evicted", "message": "failed by the scenario" } });
         self.pods_api()
             .patch_status(pod, &PatchParams::default(), &Patch::Merge(&patch))
@@ -372,7 +398,7 @@ impl Scenario {
         patch: Value,
         what: &str,
     ) -> Result<(), RequestError> {
-        self.note_change();
+        self.note_change().await;
         let patch = self.env.profile.to_target(patch);
         let api = self.sets_api();
         let result = if self.env.profile.is_apps_v1() {
@@ -452,7 +478,7 @@ impl Scenario {
 
     /// Deletes a pod (gracefully, as `kubectl delete pod` does).
     pub async fn delete_pod(&mut self, name: &str) -> Result<(), RequestError> {
-        self.note_change();
+        self.note_change().await;
         self.pods_api()
             .delete(name, &DeleteParams::default())
             .await
@@ -529,15 +555,43 @@ impl Scenario {
 
     /// Remembers where the scenario's first change begins: everything
     /// before it is the state the scenario started from.
-    fn note_change(&mut self) {
-        let next = self.recorder.next_seq();
-        self.marks.entry(BASELINE.to_string()).or_insert(next);
+    async fn note_change(&mut self) {
+        if self.baseline.is_none() {
+            self.baseline = Some(self.mark_now().await);
+        }
     }
 
-    /// The sequence number of the first change (0, the start of the
-    /// scenario, when nothing changed yet).
-    pub fn baseline(&self) -> u64 {
-        self.marks.get(BASELINE).copied().unwrap_or(0)
+    /// A mark of this moment: the cluster's current resourceVersion, read
+    /// with a consistent list (one item) of the scenario's pods. Without an
+    /// answer it falls back to the newest resourceVersion the recorder saw.
+    pub async fn mark_now(&self) -> Mark {
+        let seq = self.recorder.next_seq();
+        let listed = self
+            .pods_api()
+            .list_metadata(&kube::api::ListParams::default().limit(1))
+            .await
+            .ok()
+            .and_then(|l| l.metadata.resource_version)
+            .and_then(|v| v.parse::<u64>().ok());
+        let rv = listed.or_else(|| {
+            self.recorder
+                .snapshot()
+                .entries()
+                .iter()
+                .filter_map(|e| e.rv_number())
+                .max()
+        });
+        Mark { rv, seq }
+    }
+
+    /// The mark of the first change ([`Mark::START`] when nothing changed yet).
+    pub fn baseline_mark(&self) -> Mark {
+        self.baseline.unwrap_or(Mark::START)
+    }
+
+    /// The position in `t` of the scenario's first change.
+    pub fn baseline(&self, t: &crate::history::Timeline) -> u64 {
+        self.baseline_mark().resolve(t)
     }
 
     /// How long a wait may take at most when a step names no bound.

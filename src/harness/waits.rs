@@ -302,8 +302,9 @@ pub async fn pod_terminating(
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let pod = pod.to_string();
-    let from = sc.baseline();
+    let baseline = sc.baseline_mark();
     wait(sc, timeout, clauses::recreate_deletes_all(), move |t| {
+        let from = baseline.resolve(t);
         let deleted = t.of_object(Kind::Pod, &pod).any(|e| {
             e.seq >= from
                 && (e.change == crate::history::Change::Deleted
@@ -368,8 +369,9 @@ pub async fn pod_ready_at(
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let (set, pod) = (set.to_string(), pod.to_string());
-    let from = sc.baseline();
+    let baseline = sc.baseline_mark();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
+        let from = baseline.resolve(t);
         let revision = match which {
             Which::Update => update_revision(t, &set),
             Which::Current => latest_set(t, &set)

@@ -250,6 +250,29 @@ impl Timeline {
         self.entries.last()
     }
 
+    /// The position of the first entry that happened after the cluster was
+    /// at resourceVersion `rv` (everything before it has a resourceVersion of
+    /// at most `rv`), or `fallback` when the timeline is not ordered by
+    /// numeric resourceVersions. Positions shift as late entries are placed
+    /// in resourceVersion order; a resourceVersion does not, so a window
+    /// that starts "now" is remembered as one and resolved when it is judged.
+    pub fn seq_after_rv(&self, rv: u64, fallback: u64) -> u64 {
+        if self.ordering != Ordering::ResourceVersion || !self.numeric {
+            return fallback;
+        }
+        self.entries
+            .iter()
+            .position(|e| {
+                if e.inferred {
+                    // Placed by arrival: after the mark only if it arrived after it.
+                    e.seq >= fallback
+                } else {
+                    e.rv_number().is_some_and(|r| r > rv)
+                }
+            })
+            .unwrap_or(self.entries.len()) as u64
+    }
+
     /// The seq the next appended entry would get.
     pub fn next_seq(&self) -> u64 {
         self.entries.len() as u64

@@ -137,3 +137,36 @@ fn excerpt_marks_the_entry() {
     assert_eq!(t.excerpt_around(0).len(), 3);
     assert_eq!(t.excerpt_around(9).len(), 4);
 }
+
+#[test]
+fn a_mark_by_resource_version_survives_late_entries() {
+    // A window opens when the cluster is at resourceVersion 11 and the
+    // recorder has seen two entries; a change from before the window (rv 9)
+    // arrives late and is placed first, shifting every position by one.
+    let mut t = Timeline::new();
+    let add = |t: &mut Timeline, name: &str, rv: &str| {
+        t.push(Entry::new(
+            Duration::ZERO,
+            Kind::Pod,
+            Change::Added,
+            pod(name, rv),
+        ))
+    };
+    add(&mut t, "a", "10");
+    add(&mut t, "b", "11");
+    let seq_mark = t.next_seq();
+    add(&mut t, "late", "9");
+    add(&mut t, "inside", "12");
+    let from = t.seq_after_rv(11, seq_mark);
+    let inside: Vec<&str> = t.entries()[from as usize..]
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(inside, ["inside"]);
+    // The position remembered by itself would count "b" inside the window.
+    let by_position: Vec<&str> = t.entries()[seq_mark as usize..]
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(by_position, ["b", "inside"]);
+}

@@ -60,6 +60,8 @@ fn sample_run() -> Run {
         duration: Duration::from_millis(3250),
         timeline: Some(t),
         violation: Some(violation),
+        deviations: Vec::new(),
+        round: None,
     };
     let passed = Scenario {
         name: "passes".into(),
@@ -70,6 +72,8 @@ fn sample_run() -> Run {
         duration: Duration::from_millis(10),
         timeline: None,
         violation: None,
+        deviations: Vec::new(),
+        round: None,
     };
     let skipped = Scenario {
         name: "skipped".into(),
@@ -82,6 +86,8 @@ fn sample_run() -> Run {
         duration: Duration::ZERO,
         timeline: None,
         violation: None,
+        deviations: Vec::new(),
+        round: None,
     };
     let todo = Scenario {
         name: "todo".into(),
@@ -98,6 +104,8 @@ fn sample_run() -> Run {
         duration: Duration::ZERO,
         timeline: None,
         violation: None,
+        deviations: Vec::new(),
+        round: None,
     };
     Run {
         features: vec![
@@ -114,6 +122,8 @@ fn sample_run() -> Run {
         ],
         duration: Duration::from_secs(4),
         target: "embedded".into(),
+        properties: vec![("kepspec.cluster.version".into(), "v1.37.0".into())],
+        problems: Vec::new(),
     }
 }
 

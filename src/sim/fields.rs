@@ -1,6 +1,6 @@
-//! Unknown-field detection for `fieldValidation` (Strict / Warn / Ignore),
-//! at the depth the server knows the schema: top-level fields of the
-//! built-in types kepspec uses, and ObjectMeta.
+//! Unknown-field detection for `fieldValidation` (Strict / Warn / Ignore):
+//! at every depth for the built-in kinds with a typed form
+//! ([`super::typed`]), else at the top level and in ObjectMeta.
 
 use serde_json::Value;
 
@@ -51,6 +51,9 @@ fn top_level(info: &ResourceInfo) -> Option<&'static [&'static str]> {
 
 /// The unknown fields of an object, as upstream names them (`spce`, `metadata.lables`).
 pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
+    if let Some(Ok(typed)) = super::typed::round_trip(info, obj) {
+        return super::typed::unknown_paths(obj, &typed);
+    }
     let mut out = Vec::new();
     let Some(map) = obj.as_object() else {
         return out;
@@ -80,6 +83,14 @@ pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
 /// Drops unknown fields, as decoding into the typed object does upstream.
 pub fn prune(info: &ResourceInfo, obj: &mut Value) {
     let unknown = unknown_fields(info, obj);
+    if info.builtin
+        && unknown
+            .iter()
+            .any(|f| f.contains('.') && !f.starts_with("metadata."))
+    {
+        super::typed::remove_paths(obj, &unknown);
+        return;
+    }
     let Some(map) = obj.as_object_mut() else {
         return;
     };
@@ -146,7 +157,7 @@ mod tests {
         let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a", "lables": {}}, "spce": {}, "spec": {}});
         assert_eq!(
             unknown_fields(&info("statefulsets"), &o),
-            vec!["spce", "metadata.lables"]
+            vec!["metadata.lables", "spce"]
         );
         assert_eq!(
             strict_message(&["spce".into()]),

@@ -104,6 +104,11 @@ pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> 
     if let Some(m) = map.get_mut("metadata").and_then(Value::as_object_mut) {
         drop_empty_meta(m);
     }
+    // Decoding into the kind's typed form refuses values of the wrong type
+    // or range (400), as kube-apiserver's decoder does.
+    if let Some(Err(e)) = super::typed::round_trip(info, obj) {
+        return Err(e);
+    }
     super::fields::prune(info, obj);
     if super::convert::is_events_v1(info) {
         *obj = super::convert::events_v1_to_core(obj);
