@@ -12,6 +12,7 @@ pub mod faults;
 pub mod features;
 pub mod interrupt;
 pub mod job;
+pub mod manifests;
 pub mod out;
 pub mod plan;
 pub mod runner;

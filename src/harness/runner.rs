@@ -102,7 +102,11 @@ pub fn load<W: ScenarioWorld>(
                 message: e.to_string(),
             })
         }) {
-            Ok(f) => features.push(f),
+            Ok(f) => {
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                problems.extend(super::manifests::check(&f, &text));
+                features.push(f);
+            }
             Err(p) => problems.push(p),
         }
     }

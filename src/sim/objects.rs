@@ -60,20 +60,39 @@ pub(super) fn admit(
         old_object: old,
         gates,
     };
-    admission::admit(&mut req).map_err(|inv| {
-        let causes = inv
-            .causes
-            .iter()
-            .map(|c| Cause {
-                reason: c.reason.clone(),
-                message: c.message.clone(),
-                field: c.field.clone(),
-            })
-            .collect();
-        let mut e = ApiError::invalid(&info.group, &inv.kind, &inv.name, causes);
-        e.message = inv.message();
-        e
-    })
+    // ObjectMeta's labels are validated for every kind, first, as
+    // `ValidateObjectMeta` does before the kind's own rules.
+    let labels =
+        admission::meta::labels_errors(req.object.pointer("/metadata/labels"), "metadata.labels");
+    let result = admission::admit(&mut req);
+    let name = admission::meta::name(req.object).to_string();
+    let inv = match result {
+        Ok(()) if labels.is_empty() => return Ok(()),
+        Ok(()) => admission::Invalid {
+            kind: info.kind.clone(),
+            group: info.group.clone(),
+            name,
+            causes: labels.iter().map(|e| e.to_cause()).collect(),
+        },
+        Err(mut inv) => {
+            let mut causes: Vec<_> = labels.iter().map(|e| e.to_cause()).collect();
+            causes.append(&mut inv.causes);
+            inv.causes = causes;
+            inv
+        }
+    };
+    let causes = inv
+        .causes
+        .iter()
+        .map(|c| Cause {
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+            field: c.field.clone(),
+        })
+        .collect();
+    let mut e = ApiError::invalid(&info.group, &inv.kind, &inv.name, causes);
+    e.message = inv.message();
+    Err(e)
 }
 
 /// Checks `apiVersion`/`kind` of a request body against the endpoint and fills them in.

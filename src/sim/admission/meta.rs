@@ -99,6 +99,92 @@ pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
     out
 }
 
+/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`: the shape of label values
+/// and of the name part of qualified names.
+fn is_label_shaped(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+}
+
+/// Upstream's `IsValidLabelValue` messages.
+pub fn label_value_errors(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX {
+        out.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX} characters"
+        ));
+    }
+    if !value.is_empty() && !is_label_shaped(value) {
+        out.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_string());
+    }
+    out
+}
+
+/// Upstream's `IsQualifiedName` messages (label and annotation keys).
+pub fn qualified_name_errors(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (prefix, name) = match value.split_once('/') {
+        Some((p, n)) if !n.contains('/') => (Some(p), n),
+        Some(_) => {
+            out.push("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".to_string());
+            return out;
+        }
+        None => (None, value),
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            out.push("prefix part must be non-empty".into());
+        } else {
+            out.extend(
+                dns1123_subdomain_errors(prefix)
+                    .into_iter()
+                    .map(|m| format!("prefix part {m}")),
+            );
+        }
+    }
+    if name.is_empty() {
+        out.push("name part must be non-empty".into());
+    } else {
+        if name.len() > DNS1123_LABEL_MAX {
+            out.push(format!(
+                "name part must be no more than {DNS1123_LABEL_MAX} characters"
+            ));
+        }
+        if !is_label_shaped(name) {
+            out.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string());
+        }
+    }
+    out
+}
+
+/// `ValidateLabels`: every key a qualified name, every value a label value,
+/// each error at `field` (`metadata.labels`) with the offending key or value.
+pub fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (k, v) in labels.and_then(Value::as_object).into_iter().flatten() {
+        for msg in qualified_name_errors(k) {
+            errs.push(FieldError::invalid(
+                field,
+                super::fielderr::go_quote(k),
+                &msg,
+            ));
+        }
+        let v = v.as_str().unwrap_or_default();
+        for msg in label_value_errors(v) {
+            errs.push(FieldError::invalid(
+                field,
+                super::fielderr::go_quote(v),
+                &msg,
+            ));
+        }
+    }
+    errs
+}
+
 /// `ValidateObjectMeta` for the name on create: a name (or a generateName
 /// the server turns into one) is required and must pass `name_errors`.
 pub fn validate_create_name(obj: &Value, name_errors: fn(&str) -> Vec<String>) -> Vec<FieldError> {
@@ -159,6 +245,13 @@ mod tests {
     #[test]
     fn names() {
         assert!(dns1123_label_errors("web-0").is_empty());
+        assert!(label_value_errors("My_value.1").is_empty());
+        assert!(label_value_errors("").is_empty());
+        assert_eq!(label_value_errors("-x").len(), 1);
+        assert_eq!(label_value_errors(&"a".repeat(64)).len(), 1);
+        assert!(qualified_name_errors("app.kubernetes.io/name").is_empty());
+        assert_eq!(qualified_name_errors("Bad.Prefix/x").len(), 1);
+        assert_eq!(qualified_name_errors("a/b/c").len(), 1);
         assert_eq!(dns1123_label_errors("Web").len(), 1);
         assert_eq!(
             dns1123_label_errors(&"a".repeat(64)),

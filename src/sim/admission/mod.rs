@@ -25,7 +25,7 @@
 
 mod defaults;
 mod fielderr;
-mod meta;
+pub(crate) mod meta;
 mod pod;
 pub mod quantity;
 mod selector;

@@ -56,7 +56,8 @@ fn validate_create(obj: &Value) -> Vec<FieldError> {
     errs
 }
 
-fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError> {
+/// `validateContainers`: names (required, DNS labels, unique) and images.
+pub(super) fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for (i, c) in list.iter().enumerate() {

@@ -158,6 +158,18 @@ fn validate_spec(obj: &Value, recreate_allowed: bool) -> Vec<FieldError> {
         .and_then(|t| t.get("spec"))
         .and_then(Value::as_object)
         .unwrap_or(&empty);
+    errs.extend(meta::labels_errors(
+        spec.get("template")
+            .and_then(|t| t.pointer("/metadata/labels")),
+        "spec.template.metadata.labels",
+    ));
+    match template_spec.get("containers").and_then(Value::as_array) {
+        Some(list) if !list.is_empty() => errs.extend(super::pod::validate_containers(
+            list,
+            "spec.template.spec.containers",
+        )),
+        _ => errs.push(FieldError::required("spec.template.spec.containers", "")),
+    }
     let restart = str_at(template_spec, "restartPolicy");
     if restart != "Always" {
         errs.push(FieldError::not_supported(

@@ -4,6 +4,7 @@ mod access;
 mod bad_input;
 mod client;
 mod deletion;
+mod fuzz;
 mod kinds;
 mod kubectl;
 mod patches;
