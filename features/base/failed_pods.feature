@@ -1,8 +1,10 @@
 @base @failed-pods
 Feature: Failed pods are replaced
-  upstream-statefulset-facts, "Reconcile order" 4: "Failed or Succeeded
-  pods are deleted and recreated" — a pod that its node reports Failed (for
-  example after an eviction) does not stay failed.
+  upstream-statefulset-facts, "Reconcile order (one sync)": "Failed or
+  Succeeded pods are deleted and recreated." A pod that its node reports
+  Failed (for example after an eviction) does not stay failed.
+
+  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
 
   Scenario: a Failed pod is deleted and created again
     Given a StatefulSet "web" with 2 replicas

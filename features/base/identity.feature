@@ -1,11 +1,28 @@
 @base @identity
 Feature: Stable identity: names, hostnames, labels and claims
-  StatefulSet concepts, "Pod Identity": each pod gets "a unique identity that
-  is comprised of an ordinal, a stable network identity, and stable
-  storage": the name `$(statefulset name)-$(ordinal)`, the hostname, the
-  labels `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index`,
-  and claims named `$(claim template)-$(statefulset name)-$(ordinal)`.
-  "Start ordinal": `.spec.ordinals.start` shifts the range.
+  StatefulSet concepts, "Pod Identity": "StatefulSet Pods have a unique
+  identity that is comprised of an ordinal, a stable network identity, and
+  stable storage." "Stable Network ID": "The pattern for the constructed
+  hostname is $(statefulset name)-$(ordinal)." The details come from
+  upstream-statefulset-facts, "Identity": "Labels
+  statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index;
+  spec.hostname = pod name, spec.subdomain = serviceName."; "PVC name <claim
+  template name>-<set>-<ordinal>, labels = template labels + selector
+  matchLabels"; ".spec.ordinals.start shifts the range to [start,
+  start+replicas)."
+
+  Where sources disagree: the concepts page ("Ordinal Index") numbers the pods
+  "from 0 up through N-1" and never mentions `.spec.ordinals.start` or the
+  pod-index label. The spec follows upstream-statefulset-facts, which
+  describes the reference implementation; OpenKruise Advanced StatefulSet,
+  "Start ordinal", has the same field behind a gate of its own.
+
+  # cite: statefulset-concepts.txt | Pod Identity | "StatefulSet Pods have a unique identity that is comprised of an ordinal, a stable network identity, and stable storage."
+  # cite: statefulset-concepts.txt | Stable Network ID | "The pattern for the constructed hostname is $(statefulset name)-$(ordinal)."
+  # cite: upstream-statefulset-facts.md | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
+  # cite: upstream-statefulset-facts.md | Identity | "PVC name <claim template name>-<set>-<ordinal>, labels = template labels + selector matchLabels"
+  # cite: upstream-statefulset-facts.md | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
+  # cite: statefulset-concepts.txt | Ordinal Index | "each Pod in the StatefulSet will be assigned an integer ordinal, from 0 up through N-1, that is unique over the Set."
 
   Scenario: names, hostname, subdomain, labels and claim names
     Given a StatefulSet "web" with 2 replicas and a volume claim "data"

@@ -1,9 +1,23 @@
 @base @retention
 Feature: PersistentVolumeClaim retention policy
-  StatefulSet concepts, "PersistentVolumeClaim retention": whenDeleted
-  applies when the StatefulSet is deleted, whenScaled when a replica is
-  removed by scaling down; `Retain` keeps the claims, `Delete` deletes them
-  (through ownerReferences and the garbage collector).
+  StatefulSet concepts, "PersistentVolumeClaim retention": whenDeleted applies
+  when the StatefulSet is deleted, whenScaled when a replica is removed by
+  scaling down; `Retain` keeps the claims, `Delete` deletes them: "With the
+  whenScaled policy, only PVCs corresponding to Pod replicas being scaled down
+  are deleted, after their Pods have been deleted." "The StatefulSet
+  controller adds owner references to its PVCs, which are then deleted by the
+  garbage collector after the Pod is terminated."
+
+  Where sources disagree: under "Limitations" the same page says "Deleting
+  and/or scaling a StatefulSet down will not delete the volumes associated
+  with the StatefulSet". The spec follows "PersistentVolumeClaim retention",
+  which explains that statement as the default: "The default for policies is
+  Retain, matching the StatefulSet behavior before this new feature."
+
+  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted."
+  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The StatefulSet controller adds owner references to its PVCs, which are then deleted by the garbage collector after the Pod is terminated."
+  # cite: statefulset-concepts.txt | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
+  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
 
   Scenario: whenScaled Delete removes the claim of a scaled-down replica
     Given a StatefulSet "web" with 2 replicas, retention policy "Retain/Delete" and a volume claim "data"

@@ -1,10 +1,16 @@
 @base @revisions
 Feature: Revisions: rollback reuses the earlier one, completion promotes the update revision
-  upstream-statefulset-facts, "Revisions": only a change of .spec.template
-  makes a new ControllerRevision; "rolling back to an earlier template reuses
-  the old ControllerRevision"; "Status": when the rollout completes,
-  currentRevision := updateRevision, and observedGeneration follows the
-  generation.
+  upstream-statefulset-facts, "Revisions": "Only a change of .spec.template
+  makes a new revision (a strategy-type change does not)." "Rolling back to an
+  earlier template reuses the old ControllerRevision". "Status": "Rollout
+  complete when updated = ready = replicas = spec.replicas: then
+  currentRevision := updateRevision." "Reconcile order (one sync)": every sync
+  will "write observedGeneration", so it follows the generation.
+
+  # cite: upstream-statefulset-facts.md | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
+  # cite: upstream-statefulset-facts.md | Revisions | "Rolling back to an earlier template reuses the old ControllerRevision"
+  # cite: upstream-statefulset-facts.md | Status | "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision."
+  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
 
   Scenario: rolling back to the earlier template reuses its revision
     Given a StatefulSet "web" with 2 replicas

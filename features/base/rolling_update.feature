@@ -1,13 +1,19 @@
 @base @rolling-update
 Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
-  StatefulSet concepts, "Rolling Updates": "The StatefulSet controller will
-  delete and recreate each Pod ... from the largest ordinal to the smallest,
-  updating each Pod one at a time. The Kubernetes control plane waits until
+  StatefulSet concepts, "Rolling Updates": "the StatefulSet controller will
+  delete and recreate each Pod in the StatefulSet. It will proceed in the same
+  order as Pod termination (from the largest ordinal to the smallest),
+  updating each Pod one at a time." "The Kubernetes control plane waits until
   an updated Pod is Running and Ready prior to updating its predecessor. If
-  you have set .spec.minReadySeconds, the control plane additionally waits
-  that amount of time after the Pod turns ready." "Partitioned rolling
-  updates": pods with an ordinal below the partition are not updated, "even
-  if they are deleted, they will be recreated at the previous version".
+  you have set .spec.minReadySeconds ... the control plane additionally waits
+  that amount of time after the Pod turns ready". "Partitioned rolling
+  updates": "All Pods with an ordinal that is less than the partition will not
+  be updated, and, even if they are deleted, they will be recreated at the
+  previous version."
+
+  # cite: statefulset-concepts.txt | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
+  # cite: statefulset-concepts.txt | Rolling Updates | "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor. If you have set .spec.minReadySeconds ... the control plane additionally waits that amount of time after the Pod turns ready"
+  # cite: statefulset-concepts.txt | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
 
   Scenario: one pod at a time, each replacement ready before the next
     Given a StatefulSet "web" with 3 replicas and termination taking "1" seconds

@@ -2,13 +2,18 @@
 Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   StatefulSet concepts, "Deployment and Scaling Guarantees": "For a
   StatefulSet with N replicas, when Pods are being deployed, they are created
-  sequentially, in order from {0..N-1}. When Pods are being deleted, they are
-  terminated in reverse order, from {N-1..0}. Before a scaling operation is
-  applied to a Pod, all of its predecessors must be Running and Ready."
-  "Parallel pod management tells the StatefulSet controller to launch or
-  terminate all Pods in parallel, and to not wait for Pods to become Running
-  and Ready or completely terminated prior to launching or terminating
-  another Pod."
+  sequentially, in order from {0..N-1}." "When Pods are being deleted, they
+  are terminated in reverse order, from {N-1..0}." "Before a scaling operation
+  is applied to a Pod, all of its predecessors must be Running and Ready."
+  "Parallel Pod Management": "Parallel pod management tells the StatefulSet
+  controller to launch or terminate all Pods in parallel, and to not wait for
+  Pods to become Running and Ready or completely terminated prior to launching
+  or terminating another Pod."
+
+  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
+  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
+  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
+  # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   Scenario: OrderedReady creates in order, each after its predecessors are ready
     Given a StatefulSet "web" with 3 replicas and pod management policy "OrderedReady"

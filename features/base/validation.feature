@@ -1,9 +1,16 @@
 @base @validation
 Feature: What the API accepts and refuses for a StatefulSet
-  upstream-statefulset-facts, "Validation": "updates may change only
-  replicas, ordinals, template, updateStrategy,
-  persistentVolumeClaimRetentionPolicy, minReadySeconds and
-  revisionHistoryLimit"; the selector must match the template's labels.
+  upstream-statefulset-facts, "Validation (apiserver)": "selector must match
+  template labels; selector and volumeClaimTemplates are immutable on update."
+  StatefulSet concepts, "Pod Selector": "Failing to specify a matching Pod
+  Selector will result in a validation error during StatefulSet creation." No
+  reference text says that podManagementPolicy cannot change after creation:
+  that rule is kube-apiserver's, whose error message lists the fields an
+  update may change (the list differs between releases, so the scenario
+  matches only the start of the message).
+
+  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "selector must match template labels; selector and volumeClaimTemplates are immutable on update."
+  # cite: statefulset-concepts.txt | Pod Selector | "Failing to specify a matching Pod Selector will result in a validation error during StatefulSet creation."
 
   Scenario: podManagementPolicy cannot be changed after creation
     Given a StatefulSet "web" with 1 replica and pod management policy "OrderedReady"

@@ -1,9 +1,16 @@
 @faults @isolated @embedded-only
 Feature: Rollouts complete when a node goes NotReady with its pods
-  A node whose kubelet stops reporting turns NotReady and its pods unready.
-  A Recreate rollout (KEP-3541) that starts meanwhile still never mixes
-  revisions and completes once the node is back; a maxUnavailable rolling
-  update (KEP-961) counts the node's unready pods against its budget.
+  A node goes NotReady with its pods: its kubelet stops reporting and its pods
+  turn unready. A Recreate rollout that starts meanwhile still never mixes
+  revisions and completes once the node is back (KEP-3541, "Proposed Recreate
+  Strategy Algorithm", says it "Guarantees old and new pods never run
+  simultaneously"); a maxUnavailable rolling update counts the node's unready
+  pods against its budget (StatefulSet concepts, "Maximum unavailable Pods",
+  says "If there is any unavailable Pod in the range 0 to replicas - 1, it
+  will be counted towards maxUnavailable.").
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
 
   @kep-3541
   Scenario: Recreate while the node of web-1 is NotReady for 2 seconds

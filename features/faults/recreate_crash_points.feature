@@ -1,13 +1,18 @@
 @kep-3541 @faults @isolated @embedded-only
 Feature: Recreate survives a controller restart at any point
-  KEP-3541, "Proposed Recreate Strategy Algorithm": all old-revision pods are
-  fully terminated before any new pod is created, and "PVC Preservation":
-  claims are kept. A controller that crashes and starts again in the middle of
-  a Recreate rollout must resume from what it observes, not from memory: it
-  converges, never mixes revisions, never deletes a claim and never creates
-  two pods for one ordinal. `kepspec explore --name '<scenario>'` reruns the
-  first two scenarios with a restart right after each write of the
-  controller in turn.
+  KEP-3541, "Proposed Recreate Strategy Algorithm": "All old-revision pods are
+  fully terminated before any new pods are created", and the algorithm is
+  "Safe to retry deletions and creations on controller restart". "Risks and
+  Mitigations": "PVC Preservation: PersistentVolumeClaims are not deleted". A
+  controller that crashes and starts again in the middle of a Recreate rollout
+  must resume from what it observes, not from memory: it converges, never
+  mixes revisions, never deletes a claim and never creates two pods for one
+  ordinal. `kepspec explore --name '<scenario>'` reruns the first two
+  scenarios with a restart right after each write of the controller in turn.
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "All old-revision pods are fully terminated before any new pods are created"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
+  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
 
   Scenario: OrderedReady Recreate with a restart at any point
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and a volume claim "data"

@@ -2,12 +2,18 @@
 Feature: Rollouts keep their guarantees when the controller's view is stale
   A controller sees the cluster through watch caches, and a cache can lag
   behind: an apiserver replica that fell behind, a slow informer. Here the
-  controller's watches deliver each change late and its cacheable reads
-  answer from the past, for a while; reads without a resourceVersion stay
-  consistent, as kube-apiserver serves them. Whatever the controller makes of
-  a stale view, a Recreate rollout must never mix revisions (KEP-3541), a
-  rolling update must never take more pods down than maxUnavailable allows
-  (KEP-961), and once the view is current again the rollout completes.
+  controller's watches deliver each change late and its cacheable reads answer
+  from the past, for a while; reads without a resourceVersion stay consistent,
+  as kube-apiserver serves them. Whatever the controller makes of a stale
+  view, a Recreate rollout must never mix revisions (KEP-3541), a rolling
+  update must never take more pods down than maxUnavailable allows (KEP-961),
+  and once the view is current again the rollout completes.
+
+  Where sources disagree: the `RecreateStarted` event counted here comes from
+  KEP-3541's pseudo-code; calibration-facts reports it "not found in public
+  sources for the merged code" of upstream. The spec states the KEP.
+
+  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
   @kep-3541
   Scenario: Recreate while the controller's view lags 25 resource versions

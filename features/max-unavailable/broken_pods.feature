@@ -1,10 +1,20 @@
 @kep-961 @max-unavailable @gate-MaxUnavailableStatefulSet
 Feature: broken pods of an old revision do not deadlock a Parallel rollout
-  Kubernetes issue #137409 (v1.35): pods of an old revision that were
-  already broken were counted against the budget, so with more broken pods
-  than maxUnavailable a Parallel rollout could never proceed and the fix
-  could never be rolled out; fixed by #137666 (v1.37). Replacing a pod that
-  is already unavailable does not make anything more unavailable.
+  Kubernetes issue #137409 (v1.35): pods of an old revision that were already
+  broken were counted against the budget, so with more broken pods than
+  maxUnavailable a Parallel rollout could never proceed and the fix could
+  never be rolled out; fixed by #137666 (v1.37), as recorded in
+  upstream-statefulset-facts, "Feature history worth a scenario". Replacing a
+  pod that is already unavailable does not make anything more unavailable.
+
+  Where sources disagree: KEP-3541, "Summary", written before that fix, says
+  that with podManagementPolicy Parallel "stuck pods remain and are not
+  automatically replaced". The spec follows the fixed upstream controller
+  (calibration-facts: "The broken-pods fix #137666 is in v1.37 only"): once
+  the template is fixed, the broken pods are replaced.
+
+  # cite: kep-3541-recreate-strategy.txt | Summary | "While podManagementPolicy: Parallel allows pods to be updated simultaneously without waiting for Ready state, stuck pods remain and are not automatically replaced."
+  # cite: calibration-facts.md | Feature-gate defaults (kubernetes/website feature-gates pages; PRs named) | "The broken-pods fix #137666 is in v1.37 only"
 
   Scenario: every pod broken, then the template is fixed
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"

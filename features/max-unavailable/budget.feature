@@ -1,12 +1,35 @@
 @kep-961 @max-unavailable @gate-MaxUnavailableStatefulSet
 Feature: maxUnavailable bounds how many pods a rolling update takes down at once
-  KEP-961, "Proposal": "maxUnavailable ... the maximum number of pods that can
-  be unavailable during the update. Value can be an absolute number or a
-  percentage of desired pods ... Absolute number is calculated from
-  percentage by rounding down ... defaults to 1." With OrderedReady the
-  controller works in batches, highest ordinals first; with Parallel it uses
-  the budget continuously. Unavailable is counted over every ordinal in
-  [0, replicas).
+  KEP-961, "API Changes": the field is "The maximum number of pods that can be
+  unavailable during the update." "Value can be an absolute number (ex: 5) or
+  a percentage of desired pods (ex: 10%)." "Absolute number is calculated from
+  percentage by rounding down." "Defaults to 1." With OrderedReady the
+  controller works in batches, highest ordinals first, and with Parallel it
+  keeps the whole budget in use ("Implementation": "For PMP=Parallel, we will
+  use Choice 2", and for OrderedReady "for simplicity Choice 1 was implemented
+  instead"). Unavailable pods count wherever they are in [0, replicas)
+  (StatefulSet concepts, "Maximum unavailable Pods").
+
+  Where sources disagree: the concepts page, "Maximum unavailable Pods", says
+  "Absolute number is calculated from the percentage value by rounding it up."
+  The spec follows KEP-961 and the upstream code, where "maxUnavailable is
+  scaled from a percentage rounding DOWN with a floor of 1"
+  (upstream-statefulset-facts, "Reconcile order (one sync)"): 50% of 5
+  replicas is 2, not 3. KEP-961 also says maxUnavailable "cannot be greater
+  than total number of replicas"; upstream validation accepts larger values
+  (upstream-statefulset-facts, "Validation (apiserver)"), so the spec treats a
+  larger value as a clamp to the replica count. KEP-3541 ("Why Existing
+  Solutions Are Insufficient") says that with OrderedReady "updates happen one
+  pod at a time in reverse ordinal order", even with maxUnavailable; the spec
+  follows KEP-961, whose Choice 1 updates in batches.
+
+  # cite: kep-961-max-unavailable.md | API Changes | "The maximum number of pods that can be unavailable during the update. ... Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). ... Absolute number is calculated from percentage by rounding down. ... Defaults to 1."
+  # cite: kep-961-max-unavailable.md | Implementation | "For PMP=Parallel, we will use Choice 2."
+  # cite: kep-961-max-unavailable.md | Implementation | "for simplicity Choice 1 was implemented instead"
+  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "Absolute number is calculated from the percentage value by rounding it up."
+  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "maxUnavailable is scaled from a percentage rounding DOWN with a floor of 1"
+  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
+  # cite: kep-3541-recreate-strategy.txt | Why Existing Solutions Are Insufficient | "With podManagementPolicy: OrderedReady, updates happen one pod at a time in reverse ordinal order."
 
   Scenario: OrderedReady with maxUnavailable 2 works in batches, highest ordinals first
     Given a StatefulSet "web" with 5 replicas, pod management policy "OrderedReady" and max unavailable "2"

@@ -1,10 +1,15 @@
 @kep-961 @max-unavailable @gate-MaxUnavailableStatefulSet
 Feature: a pod counts as unavailable until it has been ready for minReadySeconds
-  KEP-961 counts availability, not readiness: a replacement pod that is
-  Ready but not yet Available (ready for less than minReadySeconds) still
-  uses the budget. Kubernetes issues #112307 and #119234: Parallel with
-  maxUnavailable ignored minReadySeconds and availableReplicas fell from 5 to
-  0; fixed by #130909.
+  KEP-961, "Implementation": "instead of checking for healthy pods in the part
+  of the code that decides what is a unavailablePod, we check for
+  isUnavailable, so that minReadySeconds is respected." A replacement pod that
+  is Ready but not yet Available (ready for less than minReadySeconds)
+  therefore still uses the budget. Kubernetes issues #112307 and #119234
+  (upstream-statefulset-facts, "Feature history worth a scenario"): Parallel
+  with maxUnavailable ignored minReadySeconds and availableReplicas fell from
+  5 to 0; fixed by #130909.
+
+  # cite: kep-961-max-unavailable.md | Implementation | "instead of checking for healthy pods in the part of the code that decides what is a unavailablePod, we check for isUnavailable, so that minReadySeconds is respected."
 
   Scenario: Parallel with maxUnavailable 1 and minReadySeconds 2
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel", max unavailable "1" and min ready seconds "2"

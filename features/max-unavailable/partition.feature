@@ -1,10 +1,31 @@
 @kep-961 @max-unavailable @partition @gate-MaxUnavailableStatefulSet
 Feature: maxUnavailable together with a partition
-  KEP-961, "Implementation Details": the pods to update are those with an
-  ordinal at or above the partition; "pods below the partition ... will not
-  be updated", and unavailable pods anywhere in [0, replicas) count toward
-  the budget. The staged pods may be fewer than, as many as, or more than
-  the budget.
+  KEP-961, "API Changes": with a partition, "all Pods with an ordinal that is
+  greater than or equal to the partition will be updated when the
+  StatefulSet's .spec.template is updated"; in its example with partition 2,
+  "Pods with ordinal 0 and 1 will remain untouched due the partition".
+  StatefulSet concepts, "Maximum unavailable Pods": "If there is any
+  unavailable Pod in the range 0 to replicas - 1, it will be counted towards
+  maxUnavailable." The staged pods may be fewer than, as many as, or more than
+  the budget, as in KEP-961, "Unit tests".
+
+  Where sources disagree: KEP-961 says "If a partition is specified,
+  maxUnavailable will only apply to all the pods which are staged by the
+  partition", and its alpha code counts unavailable pods only among those. The
+  spec follows the concepts page and the upstream code, which will "count
+  unavailable pods over all of [0, replicas)" (upstream-statefulset-facts,
+  "Reconcile order (one sync)"): an unavailable pod below the partition uses
+  up the budget. KEP-961 also says "MaxUnavailable cannot be greater than
+  replicas-partition"; upstream validation accepts larger values, so the spec
+  treats a larger value as a clamp to the staged pods (2 staged pods with a
+  budget of 3).
+
+  # cite: kep-961-max-unavailable.md | API Changes | "Which means all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated."
+  # cite: kep-961-max-unavailable.md | API Changes | "Pods with ordinal 0 and 1 will remain untouched due the partition."
+  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
+  # cite: kep-961-max-unavailable.md | API Changes | "If a partition is specified, maxUnavailable will only apply to all the pods which are staged by the partition."
+  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "count unavailable pods over all of [0, replicas)"
+  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified and partition is also specified, MaxUnavailable cannot be greater than replicas-partition"
 
   Scenario Outline: <staged> staged pods with a budget of <budget>
     Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel", partition "3" and max unavailable "<budget>"

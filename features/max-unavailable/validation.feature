@@ -1,7 +1,21 @@
 @kep-961 @max-unavailable @validation @gate-MaxUnavailableStatefulSet
 Feature: the API rejects a maxUnavailable of 0 or above 100%
-  KEP-961, "Validation": maxUnavailable must be a positive integer or a
-  percentage between 1% and 100% (upstream-statefulset-facts, "Validation").
+  StatefulSet concepts, "Maximum unavailable Pods": "This field cannot be 0."
+  upstream-statefulset-facts, "Validation (apiserver)": maxUnavailable must be
+  "a positive int or a percentage <= 100%". KEP-961, "Proposal", says only
+  that it "can be an absolute, positive number (eg. 5) or a percentage of
+  desired pods (ex: 10%)".
+
+  Where sources disagree: KEP-961, "API Changes", also says maxUnavailable
+  "cannot be greater than total number of replicas" (nor than
+  replicas-partition); upstream validation has no such limit, so no scenario
+  here expects such a value to be refused, and the spec treats it as a clamp
+  (budget.feature, partition.feature).
+
+  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "This field cannot be 0."
+  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "maxUnavailable a positive int or a percentage <= 100%"
+  # cite: kep-961-max-unavailable.md | Proposal | "This new field can be an absolute, positive number (eg. 5) or a percentage of desired pods (ex: 10%)."
+  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
 
   Scenario Outline: maxUnavailable <value> is rejected
     When a StatefulSet is submitted from this manifest:

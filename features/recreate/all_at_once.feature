@@ -1,12 +1,31 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: Recreate deletes every old pod, waits until all are gone, then creates
-  KEP-3541, "Proposed Recreate Strategy Algorithm": Phase 1 deletes ALL pods
-  of an old revision, Phase 2 waits "for all old-revision pods to be fully
-  removed from etcd", Phase 3 creates the new pods. "Guarantees old and new
-  pods never run simultaneously" — terminating pods included, which is why
-  termination is made slow here (a preStop sleep), so the wait is observable.
-  The KEP's SLO: "99% of Recreate updates complete within (pod termination
-  time + pod startup time + 30s)".
+  KEP-3541, "Proposed Recreate Strategy Algorithm": "Phase 1: Delete all pods
+  with old revision", "Phase 2: Wait for all old-revision pods to be fully
+  removed from etcd", "Phase 3: Create pods with new revision according to
+  podManagementPolicy". It "Guarantees old and new pods never run
+  simultaneously", terminating pods included, which is why termination is made
+  slow here (a preStop sleep), so the wait is observable. The KEP's SLO: "99%
+  of Recreate updates complete within (pod termination time + pod startup time
+  + 30s)". The same pseudo-code emits the event `RecreateStarted` and sets
+  `Progressing` with reason `RecreateInProgress` in Phase 1; the "Test Plan"
+  expects "Status condition Progressing=True with reason=RecreateComplete
+  after pods created".
+
+  Where sources disagree: calibration-facts reports for upstream v1.37 "End of
+  a Recreate: Progressing condition status False, reason RecreateCompleted",
+  and that the in-progress reason and the event are "not found in public
+  sources for the merged code". The spec states the KEP; upstream's difference
+  is a declared deviation of the upstream target profile.
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 1: Delete all pods with old revision"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 3: Create pods with new revision according to podManagementPolicy"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: kep-3541-recreate-strategy.txt | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "99% of Recreate updates complete within (pod termination time + pod startup time + 30s)"
+  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
+  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
+  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
   Scenario: a template change replaces all pods with no moment of mixed revisions
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "2" seconds

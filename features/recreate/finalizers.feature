@@ -1,9 +1,15 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: A pod held by a finalizer holds back the new pods
-  KEP-3541, Phase 2 "WaitingTermination": "Wait for all old-revision pods to
-  be fully removed from etcd". A pod with a finalizer stays in the API, with
-  a deletionTimestamp, until the finalizer is removed; until then no pod of
-  the update revision may be created.
+  KEP-3541, "Proposed Recreate Strategy Algorithm": in phase
+  WaitingTermination, "Phase 2: Wait for all old-revision pods to be fully
+  removed from etcd". A pod with a finalizer stays in the API, with a
+  deletionTimestamp, until the finalizer is removed; until then no pod of the
+  update revision may be created. The KEP's "Troubleshooting" names the case:
+  "Check if pods are stuck in termination (long grace periods, finalizers
+  blocking deletion)".
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
+  # cite: kep-3541-recreate-strategy.txt | Troubleshooting > What steps should be taken if SLOs are not being met to determine the problem? | "Check if pods are stuck in termination (long grace periods, finalizers blocking deletion)"
 
   Scenario: new pods wait for the finalizer to be released
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"

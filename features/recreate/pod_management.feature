@@ -1,10 +1,12 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: Recreation follows the podManagementPolicy
-  KEP-3541, Phase 3 "ReadyForCreation": "IF podManagementPolicy ==
-  OrderedReady THEN create in ascending ordinal order; only create the next
-  ordinal when predecessor is Running and Ready ... ELSE Parallel: create all
-  missing pods at once". Readiness is held by a readiness gate so the
-  difference is visible.
+  KEP-3541, "Proposed Recreate Strategy Algorithm": in Phase 3, "IF
+  podManagementPolicy == OrderedReady THEN ... Create in ascending ordinal
+  order; only create the next ordinal when predecessor is Running and Ready
+  ... ELSE ... Parallel: create all missing pods at once". Readiness is held
+  by a readiness gate so the difference is visible.
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF podManagementPolicy == OrderedReady THEN ... Create in ascending ordinal order; only create the next ordinal when predecessor is Running and Ready ... ELSE ... Parallel: create all missing pods at once"
 
   Scenario: OrderedReady creates ascending, each only after its predecessor is ready
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and readiness held by the readiness gate

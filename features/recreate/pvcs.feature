@@ -1,9 +1,17 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: Recreate keeps every PersistentVolumeClaim
-  KEP-3541, "PVC Preservation": "PersistentVolumeClaims are not deleted, so
-  data on volumes persists across recreate operations" — whatever the
-  persistentVolumeClaimRetentionPolicy says, since neither whenDeleted (the
-  set is not deleted) nor whenScaled (no ordinal leaves the range) applies.
+  KEP-3541, "Risks and Mitigations": "PVC Preservation: PersistentVolumeClaims
+  are not deleted, so data on volumes persists across recreate operations";
+  "Test Plan": "PersistentVolumeClaims are not deleted during Recreate (only
+  pods are deleted)". This holds whatever the
+  persistentVolumeClaimRetentionPolicy says: StatefulSet concepts,
+  "PersistentVolumeClaim retention", says "these policies only apply when Pods
+  are being removed due to the StatefulSet being deleted or scaled down", and
+  a Recreate does neither.
+
+  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541-recreate-strategy.txt | Test Plan | "PVC preservation: PersistentVolumeClaims are not deleted during Recreate (only pods are deleted)"
+  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "Bear in mind that these policies only apply when Pods are being removed due to the StatefulSet being deleted or scaled down."
 
   Scenario Outline: claims keep their uid and binding under retention policy <policy>
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", retention policy "<policy>" and a volume claim "data"

@@ -1,12 +1,18 @@
 @base @rolling-update
 Feature: RollingUpdate with OrderedReady stays stuck after a bad template is fixed
-  The documented limitation KEP-3541 exists to remove (StatefulSet concepts,
-  "Forced rollback"; kubernetes issues #67250 and #60164): "If you update the
-  Pod template to a configuration that never becomes Running and Ready ...
-  StatefulSet will stop the rollout and wait. After reverting the template,
-  you must also delete any Pods that StatefulSet had already attempted to run
-  with the bad configuration." This is the contrast to the Recreate
-  scenarios: the same story under RollingUpdate does not heal by itself.
+  StatefulSet concepts, "Forced rollback": "If you update the Pod template to
+  a configuration that never becomes Running and Ready ... StatefulSet will
+  stop the rollout and wait." "In this state, it's not enough to revert the
+  Pod template to a good configuration." "After reverting the template, you
+  must also delete any Pods that StatefulSet had already attempted to run with
+  the bad configuration." This is the limitation KEP-3541 exists to remove
+  (its "Summary" names the issues, among them #67250 and #60164), and the
+  contrast to the Recreate scenarios: the same story under RollingUpdate does
+  not heal by itself.
+
+  # cite: statefulset-concepts.txt | Forced rollback | "If you update the Pod template to a configuration that never becomes Running and Ready (for example, due to a bad binary or application-level configuration error), StatefulSet will stop the rollout and wait."
+  # cite: statefulset-concepts.txt | Forced rollback | "In this state, it's not enough to revert the Pod template to a good configuration."
+  # cite: statefulset-concepts.txt | Forced rollback | "After reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration."
 
   Scenario: a pod stuck in ImagePullBackOff stays until it is deleted by hand
     Given a StatefulSet "web" with 3 replicas, update strategy "RollingUpdate" and pod management policy "OrderedReady"

@@ -1,9 +1,13 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: A second template change during a Recreate
-  KEP-3541, "determine_phase": every pod whose revision is not the update
-  revision counts as old. A template change while old pods are still
-  terminating moves the target; the controller keeps waiting, then creates
-  pods of the newest revision only.
+  KEP-3541, "Proposed Recreate Strategy Algorithm": `determine_phase()` counts
+  every pod whose revision is not the update revision as old; the algorithm
+  "Uses controller-revision-hash label (same as RollingUpdate) to identify old
+  vs new pods". A template change while old pods are still terminating moves
+  the target; the controller keeps waiting, then creates pods of the newest
+  revision only.
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
 
   Scenario: a second change while the first Recreate waits for termination
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "3" seconds

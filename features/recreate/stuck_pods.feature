@@ -1,11 +1,27 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy
 Feature: Recreate replaces stuck pods without manual deletion
-  KEP-3541, "Proposed Recreate Strategy Algorithm": when the template
-  changes, every pod of an old revision is deleted, all of them are gone
-  before any pod of the update revision is created, and "since all pods are
-  forcibly deleted, updates cannot become permanently blocked". A pod stuck
-  in a broken revision therefore needs no manual deletion: applying a fixed
-  template is enough. PersistentVolumeClaims survive ("PVC Preservation").
+  KEP-3541, "Proposed Recreate Strategy Algorithm": when the template changes,
+  every pod of an old revision is deleted, all of them are gone before any pod
+  of the update revision is created, and "Since all pods are forcibly deleted,
+  updates cannot become permanently blocked". A pod stuck in a broken revision
+  therefore needs no manual deletion: applying a fixed template is enough
+  ("Test Plan": "Stuck pod handling: Pods stuck in any state are forcibly
+  deleted (ImagePullBackOff, Pending, CrashLoopBackOff, etc.)").
+  PersistentVolumeClaims survive ("Risks and Mitigations": "PVC Preservation:
+  PersistentVolumeClaims are not deleted").
+
+  Where sources disagree: the spec expects the KEP's end state, "Status
+  condition Progressing=True with reason=RecreateComplete after pods created"
+  ("Test Plan"); calibration-facts reports that upstream v1.37 ends with
+  "Progressing condition status False, reason RecreateCompleted". The spec
+  states the KEP; upstream's difference is a declared deviation of the
+  upstream target profile.
+
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Since all pods are forcibly deleted, updates cannot become permanently blocked"
+  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Stuck pod handling: Pods stuck in any state are forcibly deleted (ImagePullBackOff, Pending, CrashLoopBackOff, etc.)"
+  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
+  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
 
   Background:
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"

@@ -1,9 +1,14 @@
 @kep-3541 @recreate @gate-StatefulSetRecreateStrategy @validation
 Feature: The API accepts Recreate and rejects what does not belong with it
   KEP-3541, "API Changes": `updateStrategy.type: Recreate` is a new value of
-  the existing field. As for OnDelete, a `rollingUpdate` block is only
-  allowed with type RollingUpdate (apiserver validation, see
-  upstream-statefulset-facts "Validation").
+  the existing field, and "Implementation Changes" lists "No additional fields
+  required for Recreate strategy (unlike RollingUpdate which has partition,
+  maxUnavailable)". As for OnDelete, a `rollingUpdate` block is only allowed
+  with type RollingUpdate: upstream-statefulset-facts, "Validation
+  (apiserver)", says "rollingUpdate only with type RollingUpdate".
+
+  # cite: kep-3541-recreate-strategy.txt | Implementation Changes | "No additional fields required for Recreate strategy (unlike RollingUpdate which has partition, maxUnavailable)"
+  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "rollingUpdate only with type RollingUpdate"
 
   Scenario: a StatefulSet with update strategy Recreate is accepted
     When a StatefulSet is submitted from this manifest:

@@ -1,10 +1,31 @@
 @kep-961 @skew @isolated @embedded-only
 Feature: maxUnavailable when a component has the gate off
-  KEP-961, "Version Skew Strategy" and "Upgrade / Downgrade Strategy": with
-  MaxUnavailableStatefulSet off in the controller, "maxUnavailable" is
-  ignored and a rolling update takes one pod at a time; with the gate off in
-  the apiserver, a new value is dropped on write, while a value already
-  stored is kept (upstream-statefulset-facts, "Validation").
+  KEP-961, "Version Skew Strategy": "If only api-server has a version where
+  the feature is enabled, because statefulset controller is unaware of this
+  feature, then we'll fall into the default rolling-update behavior, one pod
+  at a time." "Downgrade": "If we try to set this field, it will be silently
+  dropped." "If the object with this field already exists, we maintain is as
+  it is". upstream-statefulset-facts, "Validation (apiserver)": "With the gate
+  off on the apiserver, a new maxUnavailable is silently dropped (kept if
+  already stored)."
+
+  Where sources disagree: KEP-961's production readiness answer on failed
+  rollouts says instead that "Attempts to use maxUnavailable in StatefulSet
+  specifications will be rejected by the API server"; the spec follows
+  "Downgrade" and upstream: a new value is dropped, not refused. For a value
+  already stored, "Downgrade" says "the field gets ignored by apiserver, and
+  controller behaves as if the field is not set", while the answer on
+  re-enabling says "So if it is set it continues to exist and is enforced";
+  the spec expects the value to be kept (upstream) and checks only that no
+  more than that many pods are unavailable, which holds either way.
+
+  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If only api-server has a version where the feature is enabled, because statefulset controller is unaware of this feature, then we'll fall into the default rolling-update behavior, one pod at a time."
+  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "If we try to set this field, it will be silently dropped."
+  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
+  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
+  # cite: kep-961-max-unavailable.md | How can a rollout or rollback fail? Can it impact already running workloads? | "Attempts to use maxUnavailable in StatefulSet specifications will be rejected by the API server."
+  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
+  # cite: kep-961-max-unavailable.md | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
 
   Scenario: controller gate off: maxUnavailable 3 behaves as 1
     Given the controller runs with feature gate "MaxUnavailableStatefulSet" off

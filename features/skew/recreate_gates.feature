@@ -1,17 +1,38 @@
 @kep-3541 @skew @isolated @embedded-only
 Feature: Recreate when the apiserver and the controller disagree about the gate
-  KEP-3541, "Upgrade / Downgrade Strategy" and "Version Skew Strategy": the
-  gate StatefulSetRecreateStrategy must be on in kube-apiserver and in
-  kube-controller-manager. "If apiserver has feature enabled but
-  kube-controller-manager does not: API server accepts type: Recreate ...
+  KEP-3541, "Upgrade / Downgrade Strategy": the gate
+  StatefulSetRecreateStrategy "must be enabled on both kube-apiserver and
+  kube-controller-manager". "Partial Upgrade Behavior": "If apiserver has
+  feature enabled but kube-controller-manager does not: ...
   Kube-controller-manager ignores Recreate type and falls back to default
-  RollingUpdate behavior. No errors." "If apiserver does NOT have feature
-  enabled ... API server rejects create/update requests that set type:
-  Recreate with a validation error." "Downgrade: StatefulSets that already
-  have type: Recreate stored in etcd remain stored ... The controller in the
-  older version ignores Recreate and behaves as RollingUpdate."
-  Each scenario runs on a cluster of its own so its components can be
-  restarted with other gates.
+  RollingUpdate behavior ... No errors, but Recreate behavior is not active";
+  "If apiserver does NOT have feature enabled ... API server rejects
+  create/update requests that set type: Recreate with a validation error".
+  "Downgrade": "The controller in the older version ignores Recreate and
+  behaves as RollingUpdate for those existing objects". Each scenario runs on
+  a cluster of its own so its components can be restarted with other gates.
+
+  Where sources disagree: "Downgrade" says that StatefulSets with type:
+  Recreate stored "remain stored, but any update that touches the spec may be
+  rejected unless the strategy is changed back to RollingUpdate/OnDelete
+  first". The spec encodes what the embedded apiserver does, which ratchets: a
+  stored Recreate is kept and other spec updates are accepted. For the skew,
+  "Version Skew Strategy" promises "No errors or warnings", while
+  calibration-facts reports that the upstream code under review builds an
+  error and discusses an event; the spec follows the KEP and expects no
+  Warning event. For a refused Recreate, the spec expects the message shape of
+  upstream-statefulset-facts, "Validation (apiserver)"; calibration-facts
+  notes that upstream's strategy tests expect a field.Invalid at
+  spec.updateStrategy instead (unconfirmed). KEP-3541's test plan forbids
+  switching away from Recreate in alpha; the spec switches back only with both
+  gates off, as "Downgrade" presupposes.
+
+  # cite: kep-3541-recreate-strategy.txt | Upgrade / Downgrade Strategy > Upgrade | "This feature is protected by the feature-gate StatefulSetRecreateStrategy, which must be enabled on both kube-apiserver and kube-controller-manager."
+  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior ... No errors, but Recreate behavior is not active"
+  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
+  # cite: kep-3541-recreate-strategy.txt | Downgrade | "The controller in the older version ignores Recreate and behaves as RollingUpdate for those existing objects"
+  # cite: kep-3541-recreate-strategy.txt | Downgrade | "StatefulSets that already have type: Recreate stored in etcd remain stored, but any update that touches the spec may be rejected unless the strategy is changed back to RollingUpdate/OnDelete first"
+  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings"
 
   Scenario: apiserver gate on, controller gate off: Recreate behaves as RollingUpdate
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" off

@@ -11,7 +11,7 @@ use super::waits::{rollout_gap_in, update_revision};
 use crate::history::checks::Breach;
 use crate::history::rules::{self, ConditionSpec, DeletionMark, EventSpec};
 use crate::history::views::{ordinal_of, pod_lives, scan, state_before, PodFacts};
-use crate::history::{Change, Clause, Kind, SetScope, Timeline, Violation};
+use crate::history::{Change, Kind, SetScope, Timeline, Violation};
 use std::ops::ControlFlow;
 
 fn keep(sc: &mut Scenario, result: Result<(), Violation>) -> anyhow::Result<()> {
@@ -258,10 +258,17 @@ pub async fn event_recorded(
 pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: Mark) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let from = from.resolve(&t);
-    let clause = Clause::new(
-        "StatefulSet concepts, Update strategies",
-        "a change that does not touch .spec.template starts no rollout",
-    );
+    // The promise a quiet window checks depends on the strategy: OnDelete
+    // never replaces pods by itself; the others replace them only after a
+    // template change.
+    let on_delete = latest(&t, Kind::StatefulSet, set)
+        .and_then(|o| o.pointer("/spec/updateStrategy/type").cloned())
+        .is_some_and(|v| v == "OnDelete");
+    let clause = if on_delete {
+        clauses::on_delete_no_update()
+    } else {
+        clauses::no_rollout_without_template_change()
+    };
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         if e.kind != Kind::Pod || ordinal_of(set, &e.name).is_none() {
             return None;
@@ -561,10 +568,7 @@ pub async fn field_unset(
 /// No Warning event about the set was recorded in the whole scenario.
 pub async fn no_warning_events(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let clause = Clause::new(
-        "KEP-3541 Version Skew Strategy",
-        "StatefulSets are functional, just without Recreate strategy feature; no errors or warnings",
-    );
+    let clause = clauses::skew_no_warnings();
     let result = crate::history::checks::never(&t, &clause, 0, |_, e| {
         let o = &e.object;
         let warning = e.kind == Kind::Event

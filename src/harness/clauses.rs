@@ -14,40 +14,40 @@ pub fn recreate_no_mixing() -> Clause {
 /// KEP-3541: PVCs survive a Recreate.
 pub fn pvc_preservation() -> Clause {
     Clause::new(
-        "KEP-3541 PVC Preservation",
-        "PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations",
+        "KEP-3541 Risks and Mitigations > Risk: Unintended Data Loss",
+        "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations",
     )
 }
 
 /// KEP-3541: the Progressing condition.
 pub fn progressing_condition() -> Clause {
     Clause::new(
-        "KEP-3541 Status Conditions",
-        "StatefulSet status clearly reflects the recreate process state",
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "set_condition(\"Progressing\", status=\"True\", reason=\"RecreateInProgress\") ... set_condition(\"Progressing\", status=\"True\", reason=\"RecreateComplete\")",
     )
 }
 
 /// The rollout reaches every replica at the update revision.
 pub fn rollout_completes() -> Clause {
     Clause::new(
-        "StatefulSet concepts, Update strategies",
-        "the controller updates every Pod of the StatefulSet to the update revision and they become Running and Ready",
+        "upstream-statefulset-facts, Status",
+        "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision.",
     )
 }
 
 /// A pod's container state as the kubelet reports it.
 pub fn pod_state() -> Clause {
     Clause::new(
-        "Pod lifecycle, Container states",
-        "the container is Waiting with the given reason",
+        "Kubernetes Pod lifecycle (paraphrase): the kubelet and the scheduler report a pod's container states and conditions, such as a container Waiting with a reason",
+        "",
     )
 }
 
 /// KEP-3541: all old-revision pods are deleted in one phase.
 pub fn recreate_deletes_all() -> Clause {
     Clause::new(
-        "KEP-3541 Proposed Recreate Strategy Algorithm, Phase 1",
-        "Delete ALL pods owned by this StatefulSet that have old revision",
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "Phase 1: Delete all pods with old revision ... Delete ALL pods owned by this StatefulSet that have old revision",
     )
 }
 
@@ -55,7 +55,7 @@ pub fn recreate_deletes_all() -> Clause {
 pub fn ordered_creation() -> Clause {
     Clause::new(
         "StatefulSet concepts, Deployment and Scaling Guarantees",
-        "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready",
+        "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}. ... Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready.",
     )
 }
 
@@ -70,7 +70,7 @@ pub fn ordered_deletion() -> Clause {
 /// KEP-961's budget.
 pub fn max_unavailable() -> Clause {
     Clause::new(
-        "KEP-961 maxUnavailable",
+        "KEP-961 Proposal",
         "the maximum number of pods that can be unavailable during the update",
     )
 }
@@ -78,24 +78,24 @@ pub fn max_unavailable() -> Clause {
 /// Stable identity.
 pub fn identity() -> Clause {
     Clause::new(
-        "StatefulSet concepts, Pod Identity",
-        "each Pod has a stable, unique network identity: one Pod per ordinal",
+        "StatefulSet concepts, Ordinal Index",
+        "each Pod in the StatefulSet will be assigned an integer ordinal ... that is unique over the Set",
     )
 }
 
 /// KEP-3541 events.
 pub fn events() -> Clause {
     Clause::new(
-        "KEP-3541 Clear Events",
-        "Events emitted during the recreate process to show deletion and recreation phases",
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "emit_event(\"RecreateStarted\", \"Deleting all pods for Recreate update\")",
     )
 }
 
 /// The documented limitation KEP-3541 exists for.
 pub fn rolling_update_stuck() -> Clause {
     Clause::new(
-        "StatefulSet concepts, Forced rollback (issue #67250)",
-        "after reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration",
+        "StatefulSet concepts, Forced rollback",
+        "After reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration.",
     )
 }
 
@@ -110,7 +110,7 @@ pub fn partition() -> Clause {
 /// KEP-3541's SLO.
 pub fn recreate_slo() -> Clause {
     Clause::new(
-        "KEP-3541 Monitoring Requirements, SLOs",
+        "KEP-3541 What are the reasonable SLOs (Service Level Objectives) for the enhancement?",
         "99% of Recreate updates complete within (pod termination time + pod startup time + 30s)",
     )
 }
@@ -119,14 +119,38 @@ pub fn recreate_slo() -> Clause {
 pub fn pvc_retention() -> Clause {
     Clause::new(
         "StatefulSet concepts, PersistentVolumeClaim retention",
-        "whenDeleted and whenScaled decide whether PVCs are deleted when the StatefulSet is deleted or scaled down",
+        "The optional .spec.persistentVolumeClaimRetentionPolicy field controls if and how PVCs are deleted during the lifecycle of a StatefulSet.",
     )
 }
 
 /// API conventions: observedGeneration only moves forward.
 pub fn observed_generation() -> Clause {
     Clause::new(
-        "Kubernetes API conventions, status.observedGeneration",
-        "observedGeneration is the generation most recently observed by the controller; it never goes back to an older one",
+        "Kubernetes API conventions, status.observedGeneration (paraphrase): the generation most recently observed by the controller, so it never goes back to an older one",
+        "",
+    )
+}
+
+/// Only a template change starts a rollout (a strategy-type change does not).
+pub fn no_rollout_without_template_change() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Revisions",
+        "Only a change of .spec.template makes a new revision (a strategy-type change does not).",
+    )
+}
+
+/// OnDelete: the controller does not replace pods by itself.
+pub fn on_delete_no_update() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Update strategies",
+        "the StatefulSet controller will not automatically update the Pods in a StatefulSet",
+    )
+}
+
+/// KEP-3541: with the controller's gate off, no errors or warnings.
+pub fn skew_no_warnings() -> Clause {
+    Clause::new(
+        "KEP-3541 Version Skew Strategy",
+        "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings",
     )
 }

@@ -4,6 +4,8 @@
 
 pub mod artifacts;
 pub mod checks;
+#[cfg(test)]
+mod citations;
 pub mod clauses;
 pub mod collector;
 pub mod commands;

@@ -1,0 +1,771 @@
+//! Every quotation of the specification occurs, word for word, in the text it
+//! cites.
+//!
+//! The features quote KEP-3541, KEP-961, the StatefulSet concepts page and the
+//! notes on upstream behaviour kept in the shared reference folder next to the
+//! repository (`../shared/reference`). Under its narrative, a feature has one
+//! comment line per quotation, naming the file, the heading the quotation
+//! stands under and the quoted words:
+//!
+//! ```text
+//! # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+//! ```
+//!
+//! The heading is the exact text of a heading of that file: a `#` line of a
+//! Markdown file, a line of its own in a plain-text file. Where a heading is
+//! not unique, or a plain-text sub-heading ends its parent's section, a path
+//! such as `Upgrade / Downgrade Strategy > Downgrade` names each heading after
+//! the one before it. The quotation must lie in the section of the last
+//! heading: from the heading to the next heading of the same or a higher level
+//! (in plain text, to the next heading). `...` marks an omission: the pieces
+//! must occur in this order. Both sides are compared after collapsing
+//! whitespace, dropping list markers, Markdown emphasis (`*`, `_`) and code
+//! marks (backticks), and straightening curly quotes; case counts.
+//!
+//! In a narrative, every text in double quotation marks (outside `code`) is
+//! either the exact heading of a reference text (a section name) or a
+//! quotation that one of the feature's `# cite:` lines holds, and every
+//! `# cite:` line is quoted by the narrative.
+//!
+//! Clauses (`src/harness/clauses.rs`), which failure messages print as
+//! `id: "text"`, follow one convention. A clause with a text is a quotation:
+//! its id is a source name followed by the exact heading, as in
+//! `KEP-3541 Proposed Recreate Strategy Algorithm` or
+//! `StatefulSet concepts, Rolling Updates` (see `SOURCES`), and its text
+//! occurs under that heading. A clause that is not a quotation has an empty
+//! text, so that it is printed without quotation marks, and says
+//! `(paraphrase)` in its id, which carries the words.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The source names that clause ids begin with, and their reference files.
+const SOURCES: [(&str, &str); 6] = [
+    ("KEP-3541 ", "kep-3541-recreate-strategy.txt"),
+    ("KEP-961 ", "kep-961-max-unavailable.md"),
+    ("StatefulSet concepts, ", "statefulset-concepts.txt"),
+    (
+        "upstream-statefulset-facts, ",
+        "upstream-statefulset-facts.md",
+    ),
+    ("calibration-facts, ", "calibration-facts.md"),
+    (
+        "OpenKruise Advanced StatefulSet, ",
+        "openkruise-advanced-statefulset.txt",
+    ),
+];
+
+/// What separates the pieces of a quotation with omissions once they are
+/// joined: a narrative quotation cannot reach across it.
+const GAP: &str = "\u{1}";
+
+/// The repository.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the reference texts are: the shared folder next to the repository.
+fn reference_dir() -> PathBuf {
+    root().join("..").join("shared").join("reference")
+}
+
+/// A heading of a reference text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Heading {
+    /// Index of its line.
+    line: usize,
+    /// 1 for `#`, 2 for `##`, ...; every plain-text heading is 1.
+    level: usize,
+    text: String,
+}
+
+/// One reference text, as lines with their headings.
+struct Source {
+    markdown: bool,
+    lines: Vec<String>,
+    headings: Vec<Heading>,
+}
+
+impl Source {
+    fn parse(name: &str, text: &str) -> Source {
+        let markdown = name.ends_with(".md");
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let headings = if markdown {
+            markdown_headings(&lines)
+        } else {
+            (0..lines.len())
+                .filter(|&i| is_plain_heading(&lines, i))
+                .map(|i| Heading {
+                    line: i,
+                    level: 1,
+                    text: lines[i].trim().to_string(),
+                })
+                .collect()
+        };
+        Source {
+            markdown,
+            lines,
+            headings,
+        }
+    }
+
+    /// The lines (and levels) where a cited heading stands: a Markdown
+    /// heading with this text, or a plain-text line that is this text.
+    fn occurrences(&self, heading: &str) -> Vec<(usize, usize)> {
+        if self.markdown {
+            self.headings
+                .iter()
+                .filter(|h| h.text == heading)
+                .map(|h| (h.line, h.level))
+                .collect()
+        } else {
+            self.lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.starts_with([' ', '\t']) && l.trim() == heading)
+                .map(|(i, _)| (i, 1))
+                .collect()
+        }
+    }
+
+    /// The normalized text under the heading at `line`, up to the next
+    /// heading of the same or a higher level.
+    fn section(&self, line: usize, level: usize) -> String {
+        let end = self
+            .headings
+            .iter()
+            .find(|h| h.line > line && h.level <= level)
+            .map_or(self.lines.len(), |h| h.line);
+        normalize(&self.lines[line + 1..end].join("\n"))
+    }
+
+    /// The sections a heading path names: each heading comes after the one
+    /// before it; every place where the last one stands counts.
+    fn sections(&self, path: &[String]) -> Result<Vec<String>, String> {
+        let (last, parents) = path.split_last().ok_or("no heading is named")?;
+        let mut after: Option<usize> = None;
+        for heading in parents {
+            let (line, _) = self
+                .occurrences(heading)
+                .into_iter()
+                .find(|(l, _)| after.is_none_or(|a| *l > a))
+                .ok_or_else(|| format!("no heading \"{heading}\""))?;
+            after = Some(line);
+        }
+        let sections: Vec<String> = self
+            .occurrences(last)
+            .into_iter()
+            .filter(|(l, _)| after.is_none_or(|a| *l > a))
+            .map(|(l, level)| self.section(l, level))
+            .collect();
+        if sections.is_empty() {
+            Err(format!("no heading \"{}\"", path.join(" > ")))
+        } else {
+            Ok(sections)
+        }
+    }
+}
+
+/// The `#` headings of Markdown lines, outside fenced code.
+fn markdown_headings(lines: &[String]) -> Vec<Heading> {
+    let mut headings = Vec::new();
+    let mut fenced = false;
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let level = line.chars().take_while(|&c| c == '#').count();
+        let rest = &line[level..];
+        if fenced || !(1..=6).contains(&level) || !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let text = rest.trim();
+        if !text.is_empty() {
+            headings.push(Heading {
+                line: i,
+                level,
+                text: text.to_string(),
+            });
+        }
+    }
+    headings
+}
+
+/// Whether line `i` of a plain-text file is a heading: a question, or a
+/// short title standing alone between blank lines that is not code.
+fn is_plain_heading(lines: &[String], i: usize) -> bool {
+    let line = &lines[i];
+    let text = line.trim();
+    if text.is_empty() || line.starts_with([' ', '\t']) {
+        return false;
+    }
+    if text.ends_with('?') {
+        return true;
+    }
+    let alone = i.checked_sub(1).is_none_or(|j| lines[j].trim().is_empty())
+        && lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+    alone
+        && text.chars().count() <= 80
+        && !text.ends_with(['.', ',', ';', ':'])
+        && !["==", "{", "}", " = "]
+            .iter()
+            .any(|code| text.contains(code))
+        && !["//", "#", "-", "+", "FEATURE STATE"]
+            .iter()
+            .any(|start| text.starts_with(start))
+        && text != "N/A"
+}
+
+/// A line without its list marker (`•`, `*`, `-`, `1.`).
+fn without_list_marker(line: &str) -> &str {
+    let body = line.trim_start_matches([' ', '\t']);
+    for marker in ["• ", "* ", "- "] {
+        if let Some(rest) = body.strip_prefix(marker) {
+            return rest;
+        }
+    }
+    let digits = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match body[digits..].strip_prefix(". ") {
+        Some(rest) if digits > 0 => rest,
+        _ => line,
+    }
+}
+
+/// Text as it is compared: list markers, emphasis and code marks dropped,
+/// quotes straightened, whitespace collapsed.
+fn normalize(text: &str) -> String {
+    let unmarked = text
+        .lines()
+        .map(without_list_marker)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let chars: Vec<char> = unmarked
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' => '\'',
+            '\u{201c}' | '\u{201d}' => '"',
+            '•' => ' ',
+            c => c,
+        })
+        .collect();
+    let mut kept = String::with_capacity(unmarked.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let emphasis = match c {
+            '*' | '`' => true,
+            // `_` inside a word (max_unavailable) is part of it.
+            '_' => {
+                let before = i > 0 && chars[i - 1].is_alphanumeric();
+                let after = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+                !(before && after)
+            }
+            _ => false,
+        };
+        if !emphasis {
+            kept.push(c);
+        }
+    }
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The normalized pieces of a quotation, split where `...` marks an omission.
+fn fragments(quotation: &str) -> Vec<String> {
+    quotation
+        .replace('…', "...")
+        .split("...")
+        .map(normalize)
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// The first fragment that does not occur in `text` after the one before it.
+fn first_missing<'a>(text: &str, fragments: &'a [String]) -> Option<&'a str> {
+    let mut from = 0;
+    for fragment in fragments {
+        match text[from..].find(fragment.as_str()) {
+            Some(at) => from += at + fragment.len(),
+            None => return Some(fragment.as_str()),
+        }
+    }
+    None
+}
+
+/// The reference texts, by file name.
+struct Reference {
+    dir: PathBuf,
+    sources: BTreeMap<String, Source>,
+}
+
+impl Reference {
+    /// Reads every `.md` and `.txt` file of `dir`.
+    fn load(dir: &Path) -> Result<Reference, String> {
+        let missing = |why: String| {
+            format!(
+                "the reference texts are missing ({why}): the citations in features/ and \
+                 src/harness/clauses.rs are checked against the KEPs and documents kept in \
+                 {}, the shared reference folder next to the repository",
+                dir.display()
+            )
+        };
+        let entries = fs::read_dir(dir).map_err(|e| missing(e.to_string()))?;
+        let mut sources = BTreeMap::new();
+        for entry in entries {
+            let path = entry.map_err(|e| missing(e.to_string()))?.path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if !(name.ends_with(".md") || name.ends_with(".txt")) {
+                continue;
+            }
+            let text = fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            sources.insert(name.to_string(), Source::parse(name, &text));
+        }
+        if sources.is_empty() {
+            return Err(missing("no .md or .txt file".to_string()));
+        }
+        Ok(Reference {
+            dir: dir.to_path_buf(),
+            sources,
+        })
+    }
+
+    /// Every heading of every reference text.
+    fn headings(&self) -> BTreeSet<&str> {
+        self.sources
+            .values()
+            .flat_map(|s| s.headings.iter().map(|h| h.text.as_str()))
+            .collect()
+    }
+
+    /// Whether `quotation` occurs in `file` under the heading path.
+    fn check(&self, file: &str, path: &[String], quotation: &str) -> Result<(), String> {
+        let source = self
+            .sources
+            .get(file)
+            .ok_or_else(|| format!("no reference text {file} in {}", self.dir.display()))?;
+        let wanted = fragments(quotation);
+        if wanted.is_empty() {
+            return Err("the quotation is empty".to_string());
+        }
+        let sections = source.sections(path)?;
+        if sections.iter().any(|s| first_missing(s, &wanted).is_none()) {
+            return Ok(());
+        }
+        let missing = first_missing(&sections[0], &wanted).unwrap_or_default();
+        let elsewhere: Vec<&str> = self
+            .sources
+            .iter()
+            .filter(|(_, s)| normalize(&s.lines.join("\n")).contains(missing))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let place = if elsewhere.is_empty() {
+            "in no reference text".to_string()
+        } else {
+            format!("it occurs in {}", elsewhere.join(", "))
+        };
+        Err(format!(
+            "not under \"{}\": \"{missing}\" ({place})",
+            path.join(" > ")
+        ))
+    }
+}
+
+/// A `# cite:` line of a feature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Cite {
+    /// Its line number, from 1.
+    line: usize,
+    file: String,
+    /// The heading, or the headings from the outermost to the one that holds
+    /// the quotation.
+    path: Vec<String>,
+    text: String,
+}
+
+impl Cite {
+    /// The quotation's pieces joined by `GAP`: a narrative quotation is
+    /// held by this line when all its pieces occur in it, in order.
+    fn holds(&self, quotation: &[String]) -> bool {
+        first_missing(&fragments(&self.text).join(GAP), quotation).is_none()
+    }
+}
+
+/// `# cite: <file> | <heading>[ > <heading>...] | "<text>"`; `None` when the
+/// line is no citation.
+fn parse_cite(line: usize, text: &str) -> Option<Result<Cite, String>> {
+    let fields = text
+        .trim()
+        .strip_prefix('#')?
+        .trim_start()
+        .strip_prefix("cite:")?;
+    let mut fields = fields.splitn(3, '|').map(str::trim);
+    let (Some(file), Some(headings), Some(quoted)) = (fields.next(), fields.next(), fields.next())
+    else {
+        return Some(Err(
+            "expected `# cite: <file> | <heading> | \"<text>\"`".to_string()
+        ));
+    };
+    let Some(quotation) = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else {
+        return Some(Err("the quotation must stand in double quotes".to_string()));
+    };
+    if file.is_empty() || headings.is_empty() {
+        return Some(Err("a citation names a file and a heading".to_string()));
+    }
+    Some(Ok(Cite {
+        line,
+        file: file.to_string(),
+        path: heading_path(headings),
+        text: quotation.to_string(),
+    }))
+}
+
+/// `A > B` as its headings.
+fn heading_path(text: &str) -> Vec<String> {
+    text.split(" > ").map(|h| h.trim().to_string()).collect()
+}
+
+/// The texts in double quotation marks, outside `code`, with their
+/// whitespace collapsed; an error when a quotation mark has no partner.
+fn quotations(narrative: &str) -> Result<Vec<String>, String> {
+    let mut prose = String::with_capacity(narrative.len());
+    let mut code = false;
+    for c in narrative.chars() {
+        if c == '`' {
+            code = !code;
+        } else if !code {
+            prose.push(c);
+        }
+    }
+    let parts: Vec<&str> = prose.split('"').collect();
+    if parts.len().is_multiple_of(2) {
+        return Err("a quotation mark of the narrative has no partner".to_string());
+    }
+    Ok(parts
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|q| !q.is_empty())
+        .collect())
+}
+
+/// The problems of one feature file's citations.
+fn feature_problems(reference: &Reference, headings: &BTreeSet<&str>, path: &Path) -> Vec<String> {
+    let name = path
+        .strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return vec![format!("{name}: cannot read: {e}")],
+    };
+    let mut problems = Vec::new();
+    let mut cites = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        match parse_cite(i + 1, line) {
+            None => {}
+            Some(Err(e)) => problems.push(format!("{name}:{}: {e}", i + 1)),
+            Some(Ok(cite)) => {
+                if let Err(e) = reference.check(&cite.file, &cite.path, &cite.text) {
+                    problems.push(format!("{name}:{}: {e}", cite.line));
+                }
+                cites.push(cite);
+            }
+        }
+    }
+    let narrative = match super::features::parse(path) {
+        Ok(feature) => feature.description.unwrap_or_default(),
+        Err(e) => {
+            problems.push(e.to_string());
+            return problems;
+        }
+    };
+    let quoted = match quotations(&narrative) {
+        Ok(quoted) => quoted,
+        Err(e) => {
+            problems.push(format!("{name}: {e}"));
+            Vec::new()
+        }
+    };
+    let mut used = vec![false; cites.len()];
+    for quotation in quoted {
+        if headings.contains(quotation.as_str()) {
+            continue;
+        }
+        let pieces = fragments(&quotation);
+        let mut held = false;
+        for (cite, used) in cites.iter().zip(used.iter_mut()) {
+            if cite.holds(&pieces) {
+                held = true;
+                *used = true;
+            }
+        }
+        if !held {
+            problems.push(format!(
+                "{name}: the narrative quotes \"{quotation}\", which is neither a heading of a \
+                 reference text nor held by a `# cite:` line"
+            ));
+        }
+    }
+    for (cite, used) in cites.iter().zip(used) {
+        if !used {
+            problems.push(format!(
+                "{name}:{}: no quotation of the narrative uses this citation",
+                cite.line
+            ));
+        }
+    }
+    problems
+}
+
+/// The id and text of every `Clause::new(id, text)` in Rust code; both must
+/// be string literals.
+fn clause_literals(code: &str) -> Result<Vec<(String, String)>, String> {
+    const CALL: &str = "Clause::new(";
+    let mut clauses = Vec::new();
+    for (at, _) in code.match_indices(CALL) {
+        let line = code[..at].matches('\n').count() + 1;
+        let not_literal = || format!("line {line}: `Clause::new` takes two string literals");
+        let rest = code[at + CALL.len()..].trim_start();
+        let (id, rest) = string_literal(rest).ok_or_else(not_literal)?;
+        let rest = rest
+            .trim_start()
+            .strip_prefix(',')
+            .ok_or_else(not_literal)?;
+        let (text, rest) = string_literal(rest.trim_start()).ok_or_else(not_literal)?;
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        if !rest.starts_with(')') {
+            return Err(not_literal());
+        }
+        clauses.push((id, text));
+    }
+    Ok(clauses)
+}
+
+/// The value of the plain string literal `code` starts with, and the code
+/// after it; `None` for anything else or an escape it does not know.
+fn string_literal(code: &str) -> Option<(String, &str)> {
+    let body = code.strip_prefix('"')?;
+    let mut value = String::new();
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((value, &body[i + 1..])),
+            '\\' => match chars.next()?.1 {
+                'n' => value.push('\n'),
+                't' => value.push('\t'),
+                'r' => value.push('\r'),
+                '0' => value.push('\0'),
+                '\\' => value.push('\\'),
+                '"' => value.push('"'),
+                '\'' => value.push('\''),
+                // A line continuation skips the next line's indentation.
+                '\n' => while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {},
+                _ => return None,
+            },
+            c => value.push(c),
+        }
+    }
+    None
+}
+
+/// The file and heading path a clause id names, when it begins with a source
+/// name of `SOURCES`.
+fn clause_source(id: &str) -> Option<(&'static str, Vec<String>)> {
+    SOURCES.iter().find_map(|(name, file)| {
+        id.strip_prefix(name)
+            .map(|heading| (*file, heading_path(heading)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference() -> Reference {
+        Reference::load(&reference_dir()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_citation_occurs_in_its_source() {
+        let reference = reference();
+        let headings = reference.headings();
+        let files = super::super::features::discover(&[root().join("features")])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!files.is_empty(), "no feature file under features/");
+        let mut cites = 0;
+        let mut problems = Vec::new();
+        for file in &files {
+            let text = fs::read_to_string(file)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+            cites += text.lines().filter(|l| parse_cite(0, l).is_some()).count();
+            problems.extend(feature_problems(&reference, &headings, file));
+        }
+        assert!(cites > 0, "no `# cite:` line in features/");
+        let report = problems.join("\n");
+        assert!(
+            problems.is_empty(),
+            "{} problem(s) with the citations of features/ ({cites} `# cite:` lines):\n{report}",
+            problems.len()
+        );
+    }
+
+    #[test]
+    fn every_quoted_clause_occurs_in_its_source() {
+        let reference = reference();
+        let path = root().join("src").join("harness").join("clauses.rs");
+        let code = fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let clauses =
+            clause_literals(&code).unwrap_or_else(|e| panic!("src/harness/clauses.rs: {e}"));
+        assert!(!clauses.is_empty(), "no clause in src/harness/clauses.rs");
+        let mut problems = Vec::new();
+        for (id, text) in &clauses {
+            if text.is_empty() {
+                if !id.contains("(paraphrase)") {
+                    problems.push(format!(
+                        "{id}: a clause with an empty text is a paraphrase and must say \
+                         \"(paraphrase)\" in its id"
+                    ));
+                }
+                continue;
+            }
+            match clause_source(id) {
+                Some((file, path)) => {
+                    if let Err(e) = reference.check(file, &path, text) {
+                        problems.push(format!("{id}: {e}"));
+                    }
+                }
+                None => problems.push(format!(
+                    "{id}: the id of a quoted clause must begin with a source name ({}) \
+                     followed by a heading; a paraphrase has an empty text",
+                    SOURCES.map(|(name, _)| name.trim_end()).join(", ")
+                )),
+            }
+        }
+        let report = problems.join("\n");
+        assert!(
+            problems.is_empty(),
+            "clauses in src/harness/clauses.rs that are not quotations of their source:\n{report}"
+        );
+    }
+
+    #[test]
+    fn normalizing_ignores_layout_emphasis_and_curly_quotes() {
+        assert_eq!(
+            normalize("  • **Bold** `code` it\u{2019}s\n  1. wrapped   _text_ of max_unavailable"),
+            "Bold code it's wrapped text of max_unavailable"
+        );
+        assert_eq!(normalize("- a\n* b\n10. c"), "a b c");
+    }
+
+    #[test]
+    fn an_omission_splits_a_quotation_into_pieces_that_keep_their_order() {
+        let pieces = fragments("one ... two \u{2026} three");
+        assert_eq!(pieces, strings(&["one", "two", "three"]));
+        assert_eq!(first_missing("one, two and three", &pieces), None);
+        assert_eq!(first_missing("two, one and three", &pieces), Some("two"));
+    }
+
+    #[test]
+    fn plain_text_sections_run_to_the_next_heading() {
+        let source = Source::parse(
+            "x.txt",
+            "Title\n\nIntro.\n\nSection\n\nBody of\nthe section.\n\nWhat next?\nAn answer.\n",
+        );
+        let texts: Vec<&str> = source.headings.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["Title", "Section", "What next?"]);
+        assert_eq!(
+            source.sections(&strings(&["Section"])),
+            Ok(strings(&["Body of the section."]))
+        );
+        assert_eq!(
+            source.sections(&strings(&["Title", "What next?"])),
+            Ok(strings(&["An answer."]))
+        );
+        assert!(source
+            .sections(&strings(&["What next?", "Section"]))
+            .is_err());
+    }
+
+    #[test]
+    fn markdown_sections_hold_their_subsections() {
+        let source = Source::parse(
+            "x.md",
+            "# A\n## B\ntext b\n### C\ntext c\n## D\n```\n# not a heading\n```\n",
+        );
+        let texts: Vec<&str> = source.headings.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["A", "B", "C", "D"]);
+        assert_eq!(
+            source.sections(&strings(&["B"])),
+            Ok(strings(&["text b ### C text c"]))
+        );
+    }
+
+    #[test]
+    fn a_cite_line_names_a_file_a_heading_path_and_a_quotation() {
+        assert_eq!(
+            parse_cite(3, "  # cite: f.md | A > B | \"say \"hi\" ... there\""),
+            Some(Ok(Cite {
+                line: 3,
+                file: "f.md".to_string(),
+                path: strings(&["A", "B"]),
+                text: "say \"hi\" ... there".to_string(),
+            }))
+        );
+        assert_eq!(parse_cite(1, "  # a comment"), None);
+        assert!(matches!(parse_cite(1, "# cite: f.md | A"), Some(Err(_))));
+        assert!(matches!(
+            parse_cite(1, "# cite: f.md | A | words"),
+            Some(Err(_))
+        ));
+    }
+
+    #[test]
+    fn narrative_quotations_leave_out_code() {
+        assert_eq!(
+            quotations("a \"one\" and `x \"y\"` then \"two\nlines \""),
+            Ok(strings(&["one", "two lines"]))
+        );
+        assert!(quotations("an \"unpaired quotation").is_err());
+    }
+
+    #[test]
+    fn cite_lines_are_comments_not_narrative() {
+        let text = "Feature: f\n  A narrative.\n\n  # cite: a.md | H | \"x\"\n\n  Scenario: s\n    Given a step\n";
+        let feature = cucumber::gherkin::Feature::parse(text, Default::default())
+            .expect("the fixture is a feature");
+        assert_eq!(feature.scenarios.len(), 1);
+        assert_eq!(
+            feature.description.map(|d| normalize(&d)),
+            Some("A narrative.".to_string())
+        );
+    }
+
+    #[test]
+    fn clause_literals_are_read_with_their_escapes() {
+        assert_eq!(
+            clause_literals(
+                "Clause::new(\n    \"KEP-961 Proposal\",\n    \"a \\\"b\\\" \\\n     c\",\n)"
+            ),
+            Ok(vec![(
+                "KEP-961 Proposal".to_string(),
+                "a \"b\" c".to_string()
+            )])
+        );
+        assert!(clause_literals("Clause::new(id, \"text\")").is_err());
+        assert_eq!(
+            clause_source("StatefulSet concepts, Forced rollback"),
+            Some(("statefulset-concepts.txt", strings(&["Forced rollback"])))
+        );
+        assert_eq!(clause_source("Pod lifecycle (paraphrase): x"), None);
+    }
+}
