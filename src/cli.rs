@@ -196,6 +196,18 @@ pub struct RunArgs {
     /// kind: the node image (a Kubernetes version), e.g. kindest/node:v1.37.0.
     #[arg(long)]
     pub node_image: Option<String>,
+    /// The Kubernetes version the embedded cluster plays (default v1.37.0):
+    /// what `/version` answers and which feature gates exist, with their
+    /// defaults. A real cluster reports its own version.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub kube_version: Option<crate::target::Version>,
+    /// Feature gates, `A=true,B=false`. Embedded cluster: the apiserver's
+    /// and the bundled controller's. Real cluster: what the run assumes of
+    /// the cluster, overriding what it reads from kube-apiserver's /metrics
+    /// (use it when /metrics is not readable, or when kube-controller-manager
+    /// runs other gates than kube-apiserver).
+    #[arg(long, value_name = "GATES")]
+    pub feature_gates: Option<String>,
 }
 
 /// `kepspec list` / `kepspec lint`
@@ -208,9 +220,19 @@ pub struct ListArgs {
     pub markdown: bool,
 }
 
+/// A Kubernetes version such as `v1.36.4`.
+fn parse_version(text: &str) -> Result<crate::target::Version, String> {
+    crate::target::Version::parse(text)
+}
+
 /// `kepspec cluster up`
 #[derive(Clone, Debug, Args)]
 pub struct ClusterUpArgs {
+    /// The Kubernetes version the cluster plays (default v1.37.0): what
+    /// `/version` answers, which feature gates exist and their defaults, and
+    /// what `/metrics` reports of them.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub kube_version: Option<crate::target::Version>,
     /// Where to write the kubeconfig.
     #[arg(long, default_value = "kepspec.kubeconfig")]
     pub kubeconfig: PathBuf,

@@ -12,7 +12,7 @@ Feature: Rollouts complete when a node goes NotReady with its pods
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
   # cite: statefulset-concepts.txt | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
 
-  @kep-3541
+  @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: Recreate while the node of web-1 is NotReady for 2 seconds
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -22,7 +22,7 @@ Feature: Rollouts complete when a node goes NotReady with its pods
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
 
-  @kep-961
+  @kep-961 @gate-MaxUnavailableStatefulSet
   Scenario: maxUnavailable 2 while the node of web-0 is NotReady for 2 seconds
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready

@@ -1,4 +1,4 @@
-@kep-3541 @faults @isolated @embedded-only
+@kep-3541 @gate-StatefulSetRecreateStrategy @faults @isolated @embedded-only
 Feature: Recreate survives a controller restart at any point
   KEP-3541, "Proposed Recreate Strategy Algorithm": "All old-revision pods are
   fully terminated before any new pods are created", and the algorithm is

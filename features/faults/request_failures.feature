@@ -6,7 +6,7 @@ Feature: Rollouts converge when the controller's writes fail
   rollouts still converge and keep their guarantees. The failures are chosen
   deterministically (a seeded fifth of the controller's writes).
 
-  @kep-3541
+  @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario Outline: Recreate converges with 20% of the controller's writes failing with <code>
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -22,7 +22,7 @@ Feature: Rollouts converge when the controller's writes fail
       | 500  |
       | 409  |
 
-  @kep-961
+  @kep-961 @gate-MaxUnavailableStatefulSet
   Scenario Outline: a maxUnavailable rolling update converges with 20% of the controller's writes failing with <code>
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready

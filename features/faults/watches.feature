@@ -5,7 +5,7 @@ Feature: Rollouts keep their guarantees when the controller's watches break
   acting on a view rebuilt after such a gap must still never mix revisions in
   a Recreate rollout (KEP-3541) nor exceed maxUnavailable (KEP-961).
 
-  @kep-3541
+  @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: Recreate with every watch dropped after 300 ms
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -16,7 +16,7 @@ Feature: Rollouts keep their guarantees when the controller's watches break
     And no two pods of "web" ever existed for one ordinal
     And every injected fault was triggered
 
-  @kep-3541
+  @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: Recreate with every watch closed with 410 after 300 ms
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -27,7 +27,7 @@ Feature: Rollouts keep their guarantees when the controller's watches break
     And no two pods of "web" ever existed for one ordinal
     And every injected fault was triggered
 
-  @kep-961
+  @kep-961 @gate-MaxUnavailableStatefulSet
   Scenario: maxUnavailable 2 with every watch closed with 410 after 300 ms
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready

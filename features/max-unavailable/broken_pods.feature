@@ -1,4 +1,4 @@
-@kep-961 @max-unavailable @gate-MaxUnavailableStatefulSet
+@kep-961 @max-unavailable @gate-MaxUnavailableStatefulSet @since-v1.37
 Feature: broken pods of an old revision do not deadlock a Parallel rollout
   Kubernetes issue #137409 (v1.35): pods of an old revision that were already
   broken were counted against the budget, so with more broken pods than

@@ -1,4 +1,4 @@
-@kep-961 @skew @isolated @embedded-only
+@kep-961 @since-v1.35 @skew @isolated @embedded-only
 Feature: maxUnavailable when a component has the gate off
   KEP-961, "Version Skew Strategy": "If only api-server has a version where
   the feature is enabled, because statefulset controller is unaware of this

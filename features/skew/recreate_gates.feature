@@ -1,4 +1,4 @@
-@kep-3541 @skew @isolated @embedded-only
+@kep-3541 @since-v1.37 @skew @isolated @embedded-only
 Feature: Recreate when the apiserver and the controller disagree about the gate
   KEP-3541, "Upgrade / Downgrade Strategy": the gate
   StatefulSetRecreateStrategy "must be enabled on both kube-apiserver and
@@ -11,6 +11,12 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   "Downgrade": "The controller in the older version ignores Recreate and
   behaves as RollingUpdate for those existing objects". Each scenario runs on
   a cluster of its own so its components can be restarted with other gates.
+
+  For a mixed control plane, "Version Skew Strategy": "If leader has feature
+  enabled: Recreate strategy is processed correctly"; "If leader has feature
+  disabled: Recreate strategy is ignored, falls back to RollingUpdate
+  behavior"; "Leader may change during upgrade, causing behavior to switch
+  between Recreate and RollingUpdate".
 
   Where sources disagree: "Downgrade" says that StatefulSets with type:
   Recreate stored "remain stored, but any update that touches the spec may be
@@ -33,6 +39,9 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   # cite: kep-3541-recreate-strategy.txt | Downgrade | "The controller in the older version ignores Recreate and behaves as RollingUpdate for those existing objects"
   # cite: kep-3541-recreate-strategy.txt | Downgrade | "StatefulSets that already have type: Recreate stored in etcd remain stored, but any update that touches the spec may be rejected unless the strategy is changed back to RollingUpdate/OnDelete first"
   # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings"
+  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "If leader has feature enabled: Recreate strategy is processed correctly"
+  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "If leader has feature disabled: Recreate strategy is ignored, falls back to RollingUpdate behavior"
+  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "Leader may change during upgrade, causing behavior to switch between Recreate and RollingUpdate"
 
   Scenario: apiserver gate on, controller gate off: Recreate behaves as RollingUpdate
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" off
@@ -94,15 +103,43 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     When the update strategy of "web" is changed to "RollingUpdate"
     Then the StatefulSet "web" has "/spec/updateStrategy/type" set to "RollingUpdate"
 
+  # "Mixed control plane during rolling upgrade": the leader's gate decides.
+  # A finalizer holds one old pod, so what each leader does is visible:
+  # Recreate creates nothing while an old-revision pod exists, RollingUpdate
+  # replaces pods one ordinal at a time and does not wait for the others.
+  # Which revisions coexist after a switch is not promised either way.
   Scenario: the leader changes from a gate-on to a gate-off controller in the middle of a Recreate
-    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "2" seconds
+    Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
     And all pods of "web" are running and ready
     And within 10 seconds controller replica "controller-1" leads
     And a second controller replica "controller-2" runs with feature gate "StatefulSetRecreateStrategy" off
+    And pod "web-2" has the finalizer "kepspec.io/hold"
     When the environment variable "VERSION" of "web" is set to "2"
-    Then within 30 seconds pod "web-0" is terminating
+    Then within 30 seconds pod "web-2" is terminating
+    And for 3 seconds no further pod of the update revision of "web" is created
     When the leading controller replica stops
     Then within 10 seconds controller replica "controller-2" leads
-    And within 60 seconds all 3 pods of "web" run the update revision and are ready
-    And no pod of the update revision was created while a pod of another revision existed
+    And within 30 seconds pod "web-0" of "web" runs the update revision and is ready
+    When the finalizer "kepspec.io/hold" is removed from pod "web-2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no two pods of "web" ever existed for one ordinal
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
+
+  Scenario: the leader changes from a gate-off to a gate-on controller in the middle of a rolling update
+    Given the controller runs with feature gate "StatefulSetRecreateStrategy" off
+    And a StatefulSet "web" with 3 replicas and update strategy "Recreate"
+    And all pods of "web" are running and ready
+    And within 10 seconds controller replica "controller-1" leads
+    And a second controller replica "controller-2" runs with feature gate "StatefulSetRecreateStrategy" on
+    And pod "web-1" has the finalizer "kepspec.io/hold"
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds pod "web-2" of "web" runs the update revision and is ready
+    And within 30 seconds pod "web-1" is terminating
+    And for 3 seconds pod "web-0" is neither deleted nor replaced
+    When the leading controller replica stops
+    Then within 10 seconds controller replica "controller-2" leads
+    And within 30 seconds pod "web-0" is terminating
+    And for 3 seconds pod "web-2" is neither deleted nor replaced
+    When the finalizer "kepspec.io/hold" is removed from pod "web-1"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no two pods of "web" ever existed for one ordinal

@@ -1,4 +1,6 @@
-//! Cluster providers beyond the embedded one: kind clusters provisioned with
-//! the `kind`, `docker` and `kubectl` tools.
+//! Cluster providers beyond the embedded one (kind clusters provisioned with
+//! the `kind`, `docker` and `kubectl` tools) and what a cluster is, read
+//! from it ([`facts`]).
 
+pub mod facts;
 pub mod kind;

@@ -151,8 +151,24 @@ pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
 /// `kepspec cluster up`: the embedded cluster until Ctrl-C.
 pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
     let mut config = ClusterConfig::default();
+    if let Some(v) = args.kube_version {
+        config.version = v;
+    }
+    config.gates = ApiGates::for_version(config.version);
+    let controller_gates = match args
+        .feature_gates
+        .as_deref()
+        .map(|spec| ControllerGates::parse_for(spec, config.version))
+        .transpose()
+    {
+        Ok(g) => g.unwrap_or_else(|| ControllerGates::for_version(config.version)),
+        Err(e) => {
+            eprintln!("error: --feature-gates: {e}");
+            return EXIT_ERROR;
+        }
+    };
     if let Some(spec) = &args.feature_gates {
-        match ApiGates::parse(spec) {
+        match ApiGates::parse_for(spec, config.version) {
             Ok(g) => config.gates = g,
             Err(e) => {
                 eprintln!("error: --feature-gates: {e}");
@@ -160,6 +176,7 @@ pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
             }
         }
     }
+    let config_version = config.version;
     let cluster = match EmbeddedCluster::start(config).await {
         Ok(c) => c,
         Err(err) => {
@@ -176,8 +193,12 @@ pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
         match cluster.client().await {
             Ok(client) => {
                 let token = stop.clone();
+                let opts = ControllerOptions {
+                    gates: controller_gates,
+                    ..ControllerOptions::default()
+                };
                 Some(tokio::spawn(async move {
-                    controller::run(client, ControllerOptions::default(), token).await
+                    controller::run(client, opts, token).await
                 }))
             }
             Err(err) => {
@@ -188,7 +209,11 @@ pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
     } else {
         None
     };
-    println!("embedded cluster listening on {}", cluster.url());
+    println!(
+        "embedded cluster (Kubernetes {}) listening on {}",
+        config_version,
+        cluster.url()
+    );
     println!("kubeconfig written to {}", args.kubeconfig.display());
     println!(
         "  kubectl --kubeconfig {} get pods -A -w",

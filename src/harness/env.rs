@@ -34,6 +34,8 @@ pub const LEASE: (&str, &str) = ("kube-system", "kepspec-statefulset-controller"
 pub struct EnvironmentOptions {
     /// Start the embedded cluster (true) or use the kubeconfig (false).
     pub embedded: bool,
+    /// The Kubernetes version the embedded cluster plays.
+    pub kube_version: crate::target::Version,
     /// The embedded cluster's apiserver feature gates.
     pub apiserver_gates: ApiGates,
     /// Kubeconfig for an existing cluster (None: the default lookup).
@@ -54,6 +56,7 @@ impl Default for EnvironmentOptions {
     fn default() -> Self {
         Self {
             embedded: true,
+            kube_version: crate::sim::DEFAULT_VERSION,
             apiserver_gates: ApiGates::default(),
             kubeconfig: None,
             bundled_controller: true,
@@ -92,6 +95,9 @@ pub struct Environment {
     pub profile: Profile,
     /// The configuration controller clients are made from.
     config: kube::Config,
+    /// What the environment was started with (environments of their own
+    /// for `@isolated` scenarios start the same way).
+    options: EnvironmentOptions,
     replicas: Mutex<BTreeMap<String, Replica>>,
     /// The namespaces of scenarios not yet cleaned up, for an interrupted run.
     live: std::sync::Mutex<std::collections::BTreeSet<String>>,
@@ -120,6 +126,7 @@ impl Environment {
     pub async fn start(opts: &EnvironmentOptions) -> anyhow::Result<Self> {
         let (config, embedded) = if opts.embedded {
             let cfg = ClusterConfig {
+                version: opts.kube_version,
                 gates: opts.apiserver_gates.clone(),
                 ..ClusterConfig::default()
             };
@@ -167,6 +174,7 @@ impl Environment {
             embedded,
             profile: opts.profile.clone(),
             config,
+            options: opts.clone(),
             replicas: Mutex::new(BTreeMap::new()),
             live: Default::default(),
         };
@@ -181,25 +189,33 @@ impl Environment {
         Ok(env)
     }
 
-    /// An environment of its own for one scenario: a fresh embedded cluster
-    /// and one controller replica campaigning for the lease.
-    pub async fn isolated(
-        apiserver: ApiGates,
-        controller: ControllerGates,
-    ) -> anyhow::Result<Self> {
+    /// An environment of its own for one scenario, started like `self`: a
+    /// fresh embedded cluster of the same version and gates, and one
+    /// controller replica campaigning for the lease.
+    pub async fn isolated(&self) -> anyhow::Result<Self> {
         let opts = EnvironmentOptions {
-            apiserver_gates: apiserver,
             bundled_controller: false,
-            ..EnvironmentOptions::default()
+            write_kubeconfig: None,
+            ..self.options.clone()
         };
         let env = Self::start(&opts).await?;
         env.start_replica(ReplicaSpec {
             identity: "controller-1".into(),
-            gates: controller,
+            gates: self.options.controller_gates.clone(),
             leader_election: true,
         })
         .await?;
         Ok(env)
+    }
+
+    /// The apiserver gates the environment started with.
+    pub fn apiserver_gates(&self) -> ApiGates {
+        self.options.apiserver_gates.clone()
+    }
+
+    /// The controller gates the environment started with.
+    pub fn controller_gates(&self) -> ControllerGates {
+        self.options.controller_gates.clone()
     }
 
     /// Starts an in-process controller replica.

@@ -75,43 +75,15 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
     run_selected::<W>(args, features, selection, env_opts).await
 }
 
-/// What a cluster can run: its version and gates (the embedded cluster can run everything).
-async fn cluster_facts(env: &Environment) -> ClusterFacts {
-    let version = match env.client.apiserver_version().await {
-        Ok(info) => Version::of_server(&info).unwrap_or(Version { major: 1, minor: 0 }),
-        Err(_) => Version { major: 1, minor: 0 },
-    };
-    let gates = match std::env::var("KEPSPEC_CLUSTER_FEATURE_GATES") {
-        Ok(spec) => FeatureGates::parse(&spec).unwrap_or_default(),
-        Err(_) => FeatureGates::default(),
-    };
-    ClusterFacts {
-        embedded: env.embedded.is_some(),
-        version,
-        gates,
-    }
+/// What the cluster can run: read from it, with the gates the user gave.
+async fn cluster_facts(env: &Environment, given: &FeatureGates) -> ClusterFacts {
+    crate::cluster::facts::read(&env.client, env.embedded.is_some(), given).await
 }
 
 /// Why a scenario the selection takes is reported as skipped on this
 /// target and cluster, or None when it runs.
 fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) -> Option<String> {
-    let isolated = p.tags.iter().any(|t| t == "@isolated");
-    if let Some(r) = env.profile.skip_reason(&p.name, &p.tags, facts) {
-        return Some(r);
-    }
-    if isolated && !facts.embedded {
-        return Some(
-            "needs a cluster of its own (@isolated), which only the embedded cluster provides"
-                .into(),
-        );
-    }
-    if isolated && !env.profile.is_apps_v1() {
-        return Some(format!(
-            "stages apps/v1 StatefulSet components (@isolated), not the resource of target {}",
-            env.profile.name()
-        ));
-    }
-    None
+    env.profile.skip_reason(&p.name, &p.tags, facts)
 }
 
 /// Adds the scenarios of the plan that have no result (skipped by the plan,
@@ -319,7 +291,18 @@ async fn run_selected<W: ScenarioWorld>(
         },
         _ = cancelled.cancelled() => return EXIT_INTERRUPTED,
     };
-    let facts = cluster_facts(&env).await;
+    let given = match (&args.cluster, args.feature_gates.as_deref()) {
+        (ClusterChoice::Kubeconfig(_), Some(spec)) => match FeatureGates::parse(spec) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: --feature-gates: {e}");
+                return EXIT_ERROR;
+            }
+        },
+        _ => FeatureGates::default(),
+    };
+    let facts = cluster_facts(&env, &given).await;
+    super::out::text_raw(&facts.describe());
     let plan = RunPlan::new(&features, &selection, |p| skip_of(p, &env, &facts));
     let opts = RunOptions {
         concurrency: args.concurrency,
@@ -334,6 +317,7 @@ async fn run_selected<W: ScenarioWorld>(
     let outcome = runner::run_once::<W>(env.clone(), plan.prune(&features), &opts).await;
     let mut total = outcome.run;
     total.target = target_name(args);
+    total.properties = facts.properties();
     if outcome.interrupted {
         let left = env.delete_live_namespaces(Duration::from_secs(30)).await;
         if !left.is_empty() {
@@ -430,8 +414,19 @@ pub fn environment_options(
         ..EnvironmentOptions::default()
     };
     match &args.cluster {
-        ClusterChoice::Embedded => {}
+        ClusterChoice::Embedded => {
+            let version = args.kube_version.unwrap_or(crate::sim::DEFAULT_VERSION);
+            opts.kube_version = version;
+            let spec = args.feature_gates.as_deref().unwrap_or("");
+            opts.apiserver_gates = crate::sim::admission::ApiGates::parse_for(spec, version)
+                .map_err(|e| format!("--feature-gates: {e}"))?;
+            opts.controller_gates = crate::controller::ControllerGates::parse_for(spec, version)
+                .map_err(|e| format!("--feature-gates: {e}"))?;
+        }
         ClusterChoice::Kubeconfig(path) => {
+            if args.kube_version.is_some() {
+                return Err("--kube-version sets the version the embedded cluster plays; a real cluster reports its own".into());
+            }
             opts.embedded = false;
             opts.kubeconfig = path.clone();
         }

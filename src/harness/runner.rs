@@ -145,7 +145,7 @@ async fn start_scenario(
     if shared.embedded.is_none() {
         anyhow::bail!("@{ISOLATED_TAG} scenarios need the embedded cluster");
     }
-    let env = Environment::isolated(Default::default(), Default::default()).await?;
+    let env = shared.isolated().await?;
     let mut sc = Scenario::start(Arc::new(env), name).await?;
     sc.isolated = true;
     Ok(sc)

@@ -170,6 +170,7 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("create namespace {namespace}"), e))?;
         env.namespace_created(&namespace);
         let resource = env.profile.api_resource();
+        let env_gates = env.apiserver_gates();
         let recorder = Recorder::start(client.clone(), &namespace, resource.clone()).await?;
         Ok(Self {
             env,
@@ -184,7 +185,7 @@ impl Scenario {
             remembered: BTreeMap::new(),
             written: BTreeMap::new(),
             isolated: false,
-            apiserver_gates: Default::default(),
+            apiserver_gates: env_gates,
             faults: Vec::new(),
             deviations: Vec::new(),
         })

@@ -122,7 +122,7 @@ pub async fn add_replica(
     gate: Option<(&str, bool)>,
 ) -> anyhow::Result<()> {
     let env = own_env(sc)?;
-    let mut gates = ControllerGates::default();
+    let mut gates = env.controller_gates();
     if let Some((name, on)) = gate {
         gates = controller_with(gates, name, on).map_err(input)?;
     }

@@ -7,26 +7,34 @@ use serde_json::{json, Value};
 
 use super::resources::ResourceInfo;
 
-/// The Kubernetes version the server reports.
-pub const GIT_VERSION: &str = "v1.37.0";
-
-/// `/version`.
-pub fn version() -> Value {
-    json!({
-        "major": "1",
-        "minor": "37",
-        "emulationMajor": "1",
-        "emulationMinor": "37",
-        "minCompatibilityMajor": "1",
-        "minCompatibilityMinor": "36",
-        "gitVersion": GIT_VERSION,
+/// `/version` for a server of `v` (its patch 0 when not given). The
+/// emulation and compatibility fields exist from v1.33
+/// (k8s.io/apimachinery/pkg/version/types.go, kubernetes PR #130019).
+pub fn version(v: crate::target::Version) -> Value {
+    let patch = v.patch.unwrap_or(0);
+    let mut out = json!({
+        "major": v.major.to_string(),
+        "minor": v.minor.to_string(),
+        "gitVersion": format!("v{}.{}.{patch}", v.major, v.minor),
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z",
         "goVersion": "go1.25.0",
         "compiler": "gc",
         "platform": "linux/amd64"
-    })
+    });
+    if (v.major, v.minor) >= (1, 33) {
+        if let Some(m) = out.as_object_mut() {
+            m.insert("emulationMajor".into(), json!(v.major.to_string()));
+            m.insert("emulationMinor".into(), json!(v.minor.to_string()));
+            m.insert("minCompatibilityMajor".into(), json!(v.major.to_string()));
+            m.insert(
+                "minCompatibilityMinor".into(),
+                json!(v.minor.saturating_sub(1).to_string()),
+            );
+        }
+    }
+    out
 }
 
 /// `/api`.
@@ -208,7 +216,7 @@ pub fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Optio
     }
     Some(json!({
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": GIT_VERSION},
+        "info": {"title": "Kubernetes", "version": "unversioned"},
         "paths": paths,
         "components": {"schemas": {}}
     }))

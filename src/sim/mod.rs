@@ -83,6 +83,9 @@ pub use store::Store;
 /// Settings of an embedded cluster.
 #[derive(Clone, Debug)]
 pub struct ClusterConfig {
+    /// The Kubernetes version the cluster plays: what `/version` answers and
+    /// which feature gates exist (see [`crate::target::gating::GATES`]).
+    pub version: crate::target::Version,
     /// Apiserver feature gates.
     pub gates: admission::ApiGates,
     /// Node simulator settings.
@@ -102,6 +105,7 @@ pub struct ClusterConfig {
 impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
+            version: DEFAULT_VERSION,
             gates: admission::ApiGates::default(),
             nodes: nodes::NodeSimConfig::default(),
             token: None,
@@ -112,6 +116,10 @@ impl Default for ClusterConfig {
         }
     }
 }
+
+/// The version the embedded cluster plays unless told otherwise: the first
+/// release with both KEPs' gates.
+pub const DEFAULT_VERSION: crate::target::Version = crate::target::Version::patch(1, 37, 0);
 
 /// A running embedded cluster.
 pub struct EmbeddedCluster {
@@ -158,6 +166,7 @@ impl EmbeddedCluster {
             store: store.clone(),
             faults: Faults::new(cfg.request_log),
             gates: Arc::new(RwLock::new(cfg.gates.clone())),
+            version: cfg.version,
             token: Arc::from(token.as_str()),
             bookmark_interval: cfg.bookmark_interval,
             address: Arc::from(addr.to_string().as_str()),

@@ -3,21 +3,16 @@
 //! cluster cannot run is reported as skipped with the reason, not failed.
 //!
 //! Scenario tags read here:
-//! - `@gate-NAME`: the scenario needs feature gate NAME. The gates kepspec
-//!   knows are in [`GATES`]: the version that introduced each and whether it
-//!   is on by default. An unknown gate is assumed to exist and be on unless
-//!   the cluster's gates turn it off.
+//! - `@gate-NAME`: the scenario needs feature gate NAME on.
+//! - `@since-vX.Y[.Z]`: the scenario encodes a behaviour first released in
+//!   that version (a fix, e.g. `@since-v1.37` for kubernetes #137666).
 //! - `@embedded-only`: the scenario needs the embedded cluster's fault
 //!   injection; skipped on every real cluster.
 //!
-//! Assumptions (from the KEPs and `upstream-statefulset-facts.md`):
-//! - `StatefulSetRecreateStrategy` exists from v1.37 (alpha, PR #137187),
-//!   off by default;
-//! - `MaxUnavailableStatefulSet` is required from v1.35 (the first release
-//!   with the minReadySeconds fix #130909 and the beta API the spec
-//!   encodes; the gate itself exists since v1.24 as alpha), off by default
-//!   there (#137409 turned the v1.35 beta default back off); kepspec does not
-//!   assume the default changed since, so the cluster must enable it.
+//! What a gate defaults to depends on the release, to the patch: see
+//! [`GATES`], each span with its source. The cluster's own answer (the
+//! `kubernetes_feature_enabled` metric of kube-apiserver, or a gate setting
+//! the user or the kind run passed) always wins over the table.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,20 +23,41 @@ use k8s_openapi::apimachinery::pkg::version::Info;
 pub const EMBEDDED_ONLY: &str = "embedded-only";
 /// The prefix of feature-gate tags (`@gate-StatefulSetRecreateStrategy`).
 pub const GATE_PREFIX: &str = "gate-";
+/// The prefix of minimum-version tags (`@since-v1.37`).
+pub const SINCE_PREFIX: &str = "since-";
 
-/// A Kubernetes `major.minor` version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A Kubernetes version, `major.minor` with the patch when known.
+#[derive(Clone, Copy, Debug)]
 pub struct Version {
     /// `1`.
     pub major: u32,
     /// `37`.
     pub minor: u32,
+    /// `4` in v1.36.4; None when only `major.minor` is known (compared as 0).
+    pub patch: Option<u32>,
 }
 
 impl Version {
-    /// `Version { major, minor }`.
+    /// `major.minor`, patch unknown.
     pub const fn new(major: u32, minor: u32) -> Self {
-        Self { major, minor }
+        Self {
+            major,
+            minor,
+            patch: None,
+        }
+    }
+
+    /// `major.minor.patch`.
+    pub const fn patch(major: u32, minor: u32, patch: u32) -> Self {
+        Self {
+            major,
+            minor,
+            patch: Some(patch),
+        }
+    }
+
+    fn key(&self) -> (u32, u32, u32) {
+        (self.major, self.minor, self.patch.unwrap_or(0))
     }
 
     /// Parses the version strings servers and images carry: `v1.37.0`,
@@ -53,24 +69,36 @@ impl Version {
         let mut parts = t.split('.');
         let major = leading_number(parts.next().unwrap_or_default()).ok_or_else(bad)?;
         let minor = leading_number(parts.next().unwrap_or_default()).ok_or_else(bad)?;
-        Ok(Self { major, minor })
+        let patch = parts.next().and_then(leading_number);
+        Ok(Self {
+            major,
+            minor,
+            patch,
+        })
     }
 
     /// The version a server serves its API as: the emulated version when the
-    /// server emulates an older one, else `major`/`minor` (which may read
-    /// `35+` on managed clusters), else `gitVersion`.
+    /// server emulates an older one (v1.33+), else `gitVersion` (which has
+    /// the patch), else `major`/`minor` (which may read `35+` on managed
+    /// clusters).
     pub fn of_server(info: &Info) -> Result<Self, String> {
+        let git = Self::parse(&info.git_version).ok();
         if let (Some(major), Some(minor)) = (&info.emulation_major, &info.emulation_minor) {
             if let Ok(v) = Self::parse(&format!("{major}.{minor}")) {
-                return Ok(v);
+                // The patch of the binary belongs to the emulated minor only
+                // when they are the same release.
+                return Ok(match git {
+                    Some(g) if (g.major, g.minor) == (v.major, v.minor) => g,
+                    _ => v,
+                });
             }
         }
-        Self::parse(&format!("{}.{}", info.major, info.minor))
-            .or_else(|_| Self::parse(&info.git_version))
+        git.ok_or(())
+            .or_else(|()| Self::parse(&format!("{}.{}", info.major, info.minor)))
     }
 
     /// The Kubernetes version of a kind node image, from its tag:
-    /// `kindest/node:v1.36.4@sha256:...` is v1.36. None without a tag.
+    /// `kindest/node:v1.36.4@sha256:...` is v1.36.4. None without a tag.
     pub fn of_node_image(image: &str) -> Option<Self> {
         let name = image.split('@').next().unwrap_or(image);
         let (_, tag) = name.rsplit_once(':')?;
@@ -81,15 +109,38 @@ impl Version {
     }
 }
 
+impl PartialEq for Version {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Version {}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Version {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
 impl From<(u32, u32)> for Version {
     fn from((major, minor): (u32, u32)) -> Self {
-        Self { major, minor }
+        Self::new(major, minor)
     }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "v{}.{}", self.major, self.minor)
+        match self.patch {
+            Some(p) => write!(f, "v{}.{}.{p}", self.major, self.minor),
+            None => write!(f, "v{}.{}", self.major, self.minor),
+        }
     }
 }
 
@@ -98,32 +149,85 @@ fn leading_number(s: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// What kepspec knows of one feature gate.
+/// A stretch of releases over which a gate has one stage and default.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    /// The first release of the stretch (it lasts until the next span's).
+    pub from: Version,
+    /// `ALPHA`, `BETA` or `GA`, as `kubernetes_feature_enabled` labels it.
+    pub stage: &'static str,
+    /// Whether the gate is on when nothing sets it.
+    pub default_on: bool,
+    /// Where this is stated.
+    pub source: &'static str,
+}
+
+/// What kepspec knows of one feature gate across releases.
 #[derive(Clone, Copy, Debug)]
 pub struct Gate {
     /// The gate's name.
     pub name: &'static str,
-    /// The first version whose scenarios kepspec runs with this gate.
-    pub since: Version,
-    /// Whether it is on when the cluster says nothing.
-    pub default_on: bool,
-    /// Why `since`, for the skip message.
-    pub why: &'static str,
+    /// Its history, oldest first; before the first span it does not exist.
+    pub spans: &'static [Span],
+    /// The first release whose behaviour the spec's scenarios of this gate
+    /// encode (a scenario needing the gate is skipped before it), with why.
+    pub spec_since: (Version, &'static str),
 }
 
-/// The gates the spec's tags name.
+impl Gate {
+    /// The span in force at `v`, or None before the gate existed.
+    pub fn at(&self, v: Version) -> Option<&Span> {
+        self.spans.iter().rev().find(|s| s.from <= v)
+    }
+}
+
+/// The gates the spec's tags name, with their histories.
+///
+/// Sources: the kubernetes/website feature-gate pages and the kubernetes
+/// PRs named in each span (see `../shared/reference/calibration-facts.md`).
 pub const GATES: &[Gate] = &[
     Gate {
         name: "StatefulSetRecreateStrategy",
-        since: Version::new(1, 37),
-        default_on: false,
-        why: "KEP-3541 alpha, PR #137187",
+        spans: &[Span {
+            from: Version::patch(1, 37, 0),
+            stage: "ALPHA",
+            default_on: false,
+            source: "KEP-3541 alpha in v1.37 (kubernetes PR #137187)",
+        }],
+        spec_since: (Version::patch(1, 37, 0), "KEP-3541 alpha, PR #137187"),
     },
     Gate {
         name: "MaxUnavailableStatefulSet",
-        since: Version::new(1, 35),
-        default_on: false,
-        why: "KEP-961 beta",
+        spans: &[
+            Span {
+                from: Version::patch(1, 24, 0),
+                stage: "ALPHA",
+                default_on: false,
+                source: "KEP-961 alpha in v1.24",
+            },
+            Span {
+                from: Version::patch(1, 35, 0),
+                stage: "BETA",
+                default_on: true,
+                source: "KEP-961 beta, on by default in v1.35.0 (kubernetes PR #133153)",
+            },
+            Span {
+                from: Version::patch(1, 35, 4),
+                stage: "BETA",
+                default_on: false,
+                source: "off by default after regression #137409 (PR #137904, cherry-picked to v1.35.4 as #137926)",
+            },
+            Span {
+                from: Version::patch(1, 37, 0),
+                stage: "BETA",
+                default_on: true,
+                source: "on by default again in v1.37 after fix #137666 (PR #139466)",
+            },
+        ],
+        spec_since: (
+            Version::patch(1, 35, 0),
+            "KEP-961 beta, the behaviour the spec encodes",
+        ),
     },
 ];
 
@@ -132,16 +236,43 @@ pub fn gate(name: &str) -> Option<&'static Gate> {
     GATES.iter().find(|g| g.name == name)
 }
 
-/// The feature gates a cluster was started with, as far as kepspec is told;
-/// gates not mentioned take their defaults.
+/// Where a gate's setting came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateSource {
+    /// Said by the user (`--feature-gates`) or the run that configured the
+    /// cluster (kepspec's own kind run).
+    Given(String),
+    /// Read from the cluster (`kubernetes_feature_enabled` on `/metrics`).
+    Cluster,
+    /// The release's default, from [`GATES`].
+    Default(&'static str),
+}
+
+impl fmt::Display for GateSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateSource::Given(by) => write!(f, "set by {by}"),
+            GateSource::Cluster => f.write_str("read from kube-apiserver's /metrics"),
+            GateSource::Default(why) => write!(f, "release default: {why}"),
+        }
+    }
+}
+
+/// The feature gates of a cluster, as far as kepspec is told or can read;
+/// gates not mentioned take their release's defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FeatureGates {
-    set: BTreeMap<String, bool>,
+    set: BTreeMap<String, (bool, GateSource)>,
 }
 
 impl FeatureGates {
     /// Parses `--feature-gates` text: `A=true,B=false`.
     pub fn parse(spec: &str) -> Result<Self, String> {
+        Self::parse_from(spec, "--feature-gates")
+    }
+
+    /// Parses `A=true,B=false`, each gate noted as set by `by`.
+    pub fn parse_from(spec: &str, by: &str) -> Result<Self, String> {
         let mut set = BTreeMap::new();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (name, value) = item.split_once('=').ok_or_else(|| {
@@ -153,7 +284,10 @@ impl FeatureGates {
                     value.trim()
                 )
             })?;
-            set.insert(name.trim().to_string(), value);
+            set.insert(
+                name.trim().to_string(),
+                (value, GateSource::Given(by.to_string())),
+            );
         }
         Ok(Self { set })
     }
@@ -171,41 +305,111 @@ impl FeatureGates {
                 let on = value.as_bool().ok_or_else(|| {
                     format!("kind config: featureGates.{name} is not true or false")
                 })?;
-                set.insert(name.clone(), on);
+                set.insert(
+                    name.clone(),
+                    (on, GateSource::Given("the kind config".into())),
+                );
             }
         }
         Ok(Self { set })
     }
 
-    /// Sets one gate.
+    /// The gates kube-apiserver reports on `/metrics` as
+    /// `kubernetes_feature_enabled{name="X",stage="BETA"} 1` (component-base
+    /// `metrics/prometheus/feature`, served since v1.26).
+    pub fn from_metrics(text: &str) -> Self {
+        let mut set = BTreeMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("kubernetes_feature_enabled{") else {
+                continue;
+            };
+            let Some((labels, value)) = rest.split_once('}') else {
+                continue;
+            };
+            let name = labels.split(',').find_map(|l| {
+                l.trim()
+                    .strip_prefix("name=\"")
+                    .and_then(|n| n.strip_suffix('"'))
+            });
+            let on = match value.trim() {
+                "1" => true,
+                "0" => false,
+                _ => continue,
+            };
+            if let Some(name) = name {
+                set.insert(name.to_string(), (on, GateSource::Cluster));
+            }
+        }
+        Self { set }
+    }
+
+    /// Sets one gate (as given by `by`).
     pub fn with(mut self, name: &str, on: bool) -> Self {
-        self.set.insert(name.to_string(), on);
+        self.set.insert(
+            name.to_string(),
+            (on, GateSource::Given("the caller".into())),
+        );
         self
     }
 
-    /// What the cluster said of a gate, if anything.
-    pub fn setting(&self, name: &str) -> Option<bool> {
-        self.set.get(name).copied()
+    /// These gates, overridden by `other`'s settings.
+    pub fn overridden_by(mut self, other: &FeatureGates) -> Self {
+        for (k, v) in &other.set {
+            self.set.insert(k.clone(), v.clone());
+        }
+        self
     }
 
-    /// Whether a gate is on: the cluster's setting, else the known default,
-    /// else (a gate kepspec does not know) on.
-    pub fn enabled(&self, name: &str) -> bool {
-        self.setting(name)
-            .unwrap_or_else(|| gate(name).is_none_or(|g| g.default_on))
+    /// Whether anything is known at all.
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// What the cluster or user said of a gate, if anything.
+    pub fn setting(&self, name: &str) -> Option<bool> {
+        self.set.get(name).map(|(on, _)| *on)
+    }
+
+    /// Whether a gate is on at `version`, and why: a setting, else the
+    /// release's default, else (a gate kepspec does not know) on.
+    pub fn resolve(&self, name: &str, version: Version) -> (bool, GateSource) {
+        if let Some((on, src)) = self.set.get(name) {
+            return (*on, src.clone());
+        }
+        match gate(name).and_then(|g| g.at(version)) {
+            Some(span) => (span.default_on, GateSource::Default(span.source)),
+            None if gate(name).is_some() => (
+                false,
+                GateSource::Default("the gate does not exist in this release"),
+            ),
+            None => (true, GateSource::Default("a gate kepspec does not know")),
+        }
+    }
+
+    /// Whether a gate is on at `version`.
+    pub fn enabled_at(&self, name: &str, version: Version) -> bool {
+        self.resolve(name, version).0
+    }
+
+    /// The settings as `A=true,B=false` (for a run's arguments).
+    pub fn to_flag(&self) -> String {
+        self.set
+            .iter()
+            .map(|(k, (on, _))| format!("{k}={on}"))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
 /// The reason a scenario with these tags cannot run on a real cluster of
-/// `server_version` with `gates`, or None when it can. Tags may be given
-/// with or without their `@`. Not for the embedded cluster, which has every
-/// gate and the fault injection.
+/// `version` with `gates`, or None when it can. Tags may be given with or
+/// without their `@`. Not for the embedded cluster's own scenarios
+/// (`@embedded-only` is handled by the caller).
 pub fn skip_reason(
     scenario_tags: &[String],
-    server_version: (u32, u32),
+    version: Version,
     gates: &FeatureGates,
 ) -> Option<String> {
-    let version = Version::from(server_version);
     let tags: Vec<&str> = scenario_tags
         .iter()
         .map(|t| t.strip_prefix('@').unwrap_or(t))
@@ -213,44 +417,45 @@ pub fn skip_reason(
     if tags.contains(&EMBEDDED_ONLY) {
         return Some("needs the embedded cluster's fault injection".into());
     }
+    for since in tags.iter().filter_map(|t| t.strip_prefix(SINCE_PREFIX)) {
+        match Version::parse(since) {
+            Ok(min) if version < min => {
+                return Some(format!(
+                    "encodes behaviour first released in {min} (@since-{since}); the cluster runs {version}"
+                ))
+            }
+            _ => {}
+        }
+    }
     for name in tags.iter().filter_map(|t| t.strip_prefix(GATE_PREFIX)) {
         let known = gate(name);
-        if let Some(g) = known.filter(|g| version < g.since) {
+        if let Some(g) = known.filter(|g| version < g.spec_since.0) {
             return Some(format!(
                 "needs Kubernetes {} or later for feature gate {name} ({}); the cluster runs {version}",
-                g.since, g.why
+                g.spec_since.0, g.spec_since.1
             ));
         }
-        if !gates.enabled(name) {
-            let default = match known {
-                Some(g) if !g.default_on && gates.setting(name).is_none() => {
-                    " (off by default: enable it on the apiserver and kube-controller-manager)"
+        let (on, source) = gates.resolve(name, version);
+        if !on {
+            let hint = match &source {
+                GateSource::Default(_) => {
+                    " (off by default in this release: enable it on kube-apiserver and kube-controller-manager)"
                 }
                 _ => "",
             };
             return Some(format!(
-                "needs feature gate {name}, which is off on this cluster{default}"
+                "needs feature gate {name}, which is off on this cluster{hint}"
             ));
         }
     }
     None
 }
 
-/// What a run knows of its cluster, for [`crate::target::Profile::skip_reason`].
-#[derive(Clone, Debug)]
-pub struct ClusterFacts {
-    /// The embedded cluster (every gate on, fault injection available).
-    pub embedded: bool,
-    /// The served Kubernetes version.
-    pub version: Version,
-    /// The cluster's feature gates, as far as known.
-    pub gates: FeatureGates,
-}
-
 /// A kind configuration with the `featureGates` the node version does not
-/// know removed (components refuse to start on an unknown gate), so one
-/// configuration serves every node image of a CI matrix. Other content is
-/// kept as parsed YAML (comments are dropped).
+/// know removed (components refuse to start on an unknown gate: component-
+/// base `featuregate/feature_gate.go`), so one configuration serves every
+/// node image of a CI matrix. Other content is kept as parsed YAML
+/// (comments are dropped).
 pub fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<String, String> {
     let mut config: serde_json::Value =
         serde_yaml_ng::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
@@ -258,7 +463,7 @@ pub fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<Strin
         .get_mut("featureGates")
         .and_then(serde_json::Value::as_object_mut)
     {
-        gates.retain(|name, _| gate(name).is_none_or(|g| node_version >= g.since));
+        gates.retain(|name, _| gate(name).is_none_or(|g| g.at(node_version).is_some()));
         if gates.is_empty() {
             if let Some(obj) = config.as_object_mut() {
                 obj.remove("featureGates");

@@ -19,6 +19,7 @@
 mod builtin;
 mod check;
 pub mod error;
+pub mod facts;
 pub mod fields;
 pub mod gating;
 mod install;
@@ -36,7 +37,8 @@ mod profile_tests;
 mod tests;
 
 pub use error::ProfileError;
+pub use facts::ClusterFacts;
 pub use fields::FieldMap;
-pub use gating::{skip_reason, ClusterFacts, FeatureGates, Version};
+pub use gating::{skip_reason, FeatureGates, GateSource, Version};
 pub use profile::{Exclusion, Profile, ReadyCheck, ResourceRef};
 pub use shard::{shard, Shard};

@@ -41,8 +41,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ProfileError;
+use super::facts::ClusterFacts;
 use super::fields::FieldMap;
-use super::gating::{skip_reason, ClusterFacts, EMBEDDED_ONLY};
 
 /// `apiVersion` of a profile file.
 pub const API_VERSION: &str = "kepspec.io/v1alpha1";
@@ -260,10 +260,12 @@ impl Profile {
     }
 
     /// The reason a scenario is reported as skipped on this target and
-    /// cluster, or None when it runs: an `exclude` entry first, then (real
-    /// clusters only) `@embedded-only`, then, for apps/v1, the version and
-    /// gates of the apiserver. A vendor resource served by a CRD is not held
-    /// to upstream's gates: the vendor's controller implements it.
+    /// cluster, or None when it runs: an `exclude` entry first, then what
+    /// the cluster can do (fault injection, clusters of their own), then,
+    /// for apps/v1, the version and gates of the cluster. A vendor resource
+    /// served by a CRD is not held to upstream's gates (the vendor's
+    /// controller implements it), and `@isolated` scenarios, which stage
+    /// apps/v1 components, do not exercise it.
     pub fn skip_reason(
         &self,
         scenario_name: &str,
@@ -273,22 +275,20 @@ impl Profile {
         if let Some(reason) = self.exclusion(scenario_name) {
             return Some(format!("not claimed by target {}: {reason}", self.name()));
         }
-        if cluster.embedded {
-            return None;
-        }
         if self.is_apps_v1() {
-            return skip_reason(
-                tags,
-                (cluster.version.major, cluster.version.minor),
-                &cluster.gates,
-            );
+            return cluster.skip(tags);
         }
-        let embedded_only: Vec<String> = tags
-            .iter()
-            .filter(|t| strip_at(t) == EMBEDDED_ONLY)
-            .cloned()
-            .collect();
-        skip_reason(&embedded_only, (u32::MAX, u32::MAX), &cluster.gates)
+        if let Some(r) = cluster.capability_skip(tags) {
+            return Some(r);
+        }
+        tags.iter()
+            .any(|t| strip_at(t) == super::facts::ISOLATED)
+            .then(|| {
+                format!(
+                    "stages apps/v1 StatefulSet components (@isolated), not the resource of target {}",
+                    self.name()
+                )
+            })
     }
 
     /// The target's word for a condition or event reason of the spec.

@@ -213,6 +213,7 @@ fn selection_combines_with_the_users_tags_and_exclusions_say_why() {
     let facts = ClusterFacts {
         embedded: true,
         version: Version::new(1, 37),
+        version_source: "test".into(),
         gates: FeatureGates::default(),
     };
     assert_eq!(

@@ -30,6 +30,37 @@ impl Default for ControllerGates {
 }
 
 impl ControllerGates {
+    /// The gates of kube-controller-manager of `version` set up for the
+    /// spec: each gate the spec exercises on where the release has it.
+    pub fn for_version(version: crate::target::Version) -> Self {
+        let exists =
+            |name: &str| crate::target::gating::gate(name).is_some_and(|g| g.at(version).is_some());
+        Self {
+            statefulset_recreate_strategy: exists("StatefulSetRecreateStrategy"),
+            max_unavailable_statefulset: exists("MaxUnavailableStatefulSet"),
+        }
+    }
+
+    /// Parses `--feature-gates` text for a controller of `version`,
+    /// starting from [`Self::for_version`].
+    pub fn parse_for(spec: &str, version: crate::target::Version) -> Result<Self, String> {
+        let mut gates = Self::for_version(version);
+        let given = Self::parse(spec)?;
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let name = item.split_once('=').map(|(n, _)| n.trim()).unwrap_or(item);
+            if crate::target::gating::gate(name).is_some_and(|g| g.at(version).is_none()) {
+                return Err(format!("unrecognized feature gate: {name}"));
+            }
+            match name {
+                "StatefulSetRecreateStrategy" => {
+                    gates.statefulset_recreate_strategy = given.statefulset_recreate_strategy
+                }
+                _ => gates.max_unavailable_statefulset = given.max_unavailable_statefulset,
+            }
+        }
+        Ok(gates)
+    }
+
     /// Parses `--feature-gates` text such as
     /// `StatefulSetRecreateStrategy=false,MaxUnavailableStatefulSet=true`;
     /// gates not named keep their defaults.

@@ -40,6 +40,8 @@ mod tests_strategy;
 
 pub use fielderr::FieldError;
 
+use crate::target::gating::{self, Version};
+
 /// Feature gates of the API server that affect StatefulSet admission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiGates {
@@ -50,6 +52,8 @@ pub struct ApiGates {
 }
 
 impl Default for ApiGates {
+    /// Both gates on: what the spec exercises (the embedded cluster's
+    /// default, like the kind configurations kepspec ships).
     fn default() -> Self {
         ApiGates {
             statefulset_recreate_strategy: true,
@@ -59,12 +63,30 @@ impl Default for ApiGates {
 }
 
 impl ApiGates {
+    /// The gates of a cluster of Kubernetes `version` set up for the spec:
+    /// every gate the spec exercises is on where the release has it (as
+    /// kepspec's kind configurations set them), off where it does not.
+    pub fn for_version(version: Version) -> Self {
+        let exists = |name: &str| gating::gate(name).is_some_and(|g| g.at(version).is_some());
+        ApiGates {
+            statefulset_recreate_strategy: exists("StatefulSetRecreateStrategy"),
+            max_unavailable_statefulset: exists("MaxUnavailableStatefulSet"),
+        }
+    }
+
     /// Parses a `--feature-gates` value such as
     /// `StatefulSetRecreateStrategy=false,MaxUnavailableStatefulSet=true`,
     /// starting from the defaults (both on). Errors are worded like
     /// component-base's flag parsing.
     pub fn parse(spec: &str) -> Result<Self, String> {
-        let mut gates = ApiGates::default();
+        Self::parse_for(spec, Version::patch(1, 37, 0))
+    }
+
+    /// Parses `--feature-gates` for a cluster of `version`, starting from
+    /// [`Self::for_version`]; a gate the release does not have is refused
+    /// as component-base refuses it.
+    pub fn parse_for(spec: &str, version: Version) -> Result<Self, String> {
+        let mut gates = ApiGates::for_version(version);
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part
                 .split_once('=')
@@ -72,6 +94,9 @@ impl ApiGates {
             let (key, value) = (key.trim(), value.trim());
             let enabled = parse_go_bool(value)
                 .ok_or_else(|| format!("invalid value of {key}={value}, err: strconv.ParseBool: parsing {value:?}: invalid syntax"))?;
+            if gating::gate(key).is_some_and(|g| g.at(version).is_none()) {
+                return Err(format!("unrecognized feature gate: {key}"));
+            }
             match key {
                 "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = enabled,
                 "MaxUnavailableStatefulSet" => gates.max_unavailable_statefulset = enabled,
@@ -79,6 +104,37 @@ impl ApiGates {
             }
         }
         Ok(gates)
+    }
+
+    /// The state of a gate by name (None for a gate this server has no
+    /// setting of).
+    pub fn enabled(&self, name: &str) -> Option<bool> {
+        match name {
+            "StatefulSetRecreateStrategy" => Some(self.statefulset_recreate_strategy),
+            "MaxUnavailableStatefulSet" => Some(self.max_unavailable_statefulset),
+            _ => None,
+        }
+    }
+
+    /// `kubernetes_feature_enabled` lines for `/metrics`, as kube-apiserver
+    /// serves them (component-base `metrics/prometheus/feature`): every gate
+    /// the release has, with its stage.
+    pub fn metrics(&self, version: Version) -> String {
+        let mut out = String::from(
+            "# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.\n# TYPE kubernetes_feature_enabled gauge\n",
+        );
+        for g in gating::GATES {
+            let (Some(span), Some(on)) = (g.at(version), self.enabled(g.name)) else {
+                continue;
+            };
+            out.push_str(&format!(
+                "kubernetes_feature_enabled{{name=\"{}\",stage=\"{}\"}} {}\n",
+                g.name,
+                span.stage,
+                u8::from(on)
+            ));
+        }
+        out
     }
 }
 

@@ -43,6 +43,8 @@ pub struct ApiState {
     pub faults: Faults,
     /// Admission feature gates (swappable at runtime).
     pub gates: Arc<RwLock<ApiGates>>,
+    /// The Kubernetes version the server plays.
+    pub version: crate::target::Version,
     /// The bearer token clients must present.
     pub token: Arc<str>,
     /// How often watches with `allowWatchBookmarks` get a BOOKMARK.
@@ -213,7 +215,22 @@ async fn dispatch(
     };
     let all = || resources::all(&state.store);
     match route {
-        Route::Version => get_only(discovery::version()),
+        Route::Version => get_only(discovery::version(state.version)),
+        Route::Metrics => {
+            if method == Method::GET {
+                Ok((
+                    StatusCode::OK,
+                    [(
+                        header::CONTENT_TYPE,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                    )],
+                    state.gates().metrics(state.version),
+                )
+                    .into_response())
+            } else {
+                Err(ApiError::method_not_allowed())
+            }
+        }
         Route::Health => {
             if method == Method::GET {
                 Ok((StatusCode::OK, [(header::CONTENT_TYPE, "text/plain")], "ok").into_response())

@@ -24,6 +24,8 @@ pub struct ResourcePath {
 pub enum Route {
     /// `/version`
     Version,
+    /// `/metrics` (the feature-gate metric).
+    Metrics,
     /// `/healthz`, `/livez`, `/readyz` (and their sub-checks)
     Health,
     /// `/api`
@@ -95,6 +97,7 @@ pub fn route(path: &str) -> Route {
     let segs: Vec<&str> = trimmed.split('/').skip(1).collect();
     match segs.as_slice() {
         ["version"] => Route::Version,
+        ["metrics"] => Route::Metrics,
         ["healthz" | "livez" | "readyz", ..] => Route::Health,
         ["api"] => Route::CoreVersions,
         ["api", v] => Route::ResourceList(String::new(), v.to_string()),
