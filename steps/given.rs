@@ -49,7 +49,7 @@ async fn a_statefulset_from_manifest(w: &mut KepWorld, step: &Step) -> anyhow::R
         .and_then(|n| n.as_str())
         .ok_or_else(|| input_error("the manifest has no metadata.name"))?
         .to_string();
-    w.sc()?.create_set_object(&name, obj).await?;
+    w.sc()?.create_required_set(&name, obj).await?;
     Ok(())
 }
 

@@ -8,6 +8,16 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The node image a kind run uses when `--node-image` names none: kind
+/// v0.33.0's default (its release notes; kind PR #4248), pinned so that the
+/// kind configuration can be filtered for the release it runs.
+pub const DEFAULT_NODE_IMAGE: &str =
+    "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5";
+
+/// The Lease the bundled controller's replicas campaign for.
+pub const CONTROLLER_LEASE: &str = "kepspec-statefulset-controller";
 
 /// One command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,6 +28,12 @@ pub struct Command {
     pub args: Vec<String>,
     /// Why it runs, for humans.
     pub purpose: String,
+    /// How long it may run (None: unbounded).
+    pub timeout: Option<Duration>,
+    /// Text its output must contain, and what it means when it does not.
+    pub expect: Option<(String, String)>,
+    /// A file of the report folder its output is saved to.
+    pub save_as: Option<&'static str>,
 }
 
 impl fmt::Display for Command {
@@ -39,6 +55,9 @@ fn cmd(program: &str, args: &[&str], purpose: &str) -> Command {
         program: program.into(),
         args: args.iter().map(|s| s.to_string()).collect(),
         purpose: purpose.into(),
+        timeout: None,
+        expect: None,
+        save_as: None,
     }
 }
 
@@ -133,9 +152,9 @@ impl KindPlan {
                 ],
                 "create the cluster",
             );
-            if let Some(image) = &self.node_image {
-                create.args.extend(["--image".to_string(), image.clone()]);
-            }
+            create
+                .args
+                .extend(["--image".to_string(), self.node_image()]);
             out.push(create);
         } else {
             out.push(cmd(
@@ -150,6 +169,32 @@ impl KindPlan {
                 ],
                 "use the existing cluster",
             ));
+            if self.target == KindTarget::Bundled {
+                // A reused cluster was made elsewhere: two StatefulSet
+                // controllers acting on one set would make every verdict
+                // meaningless.
+                let mut check = cmd(
+                    "kubectl",
+                    &[
+                        "--kubeconfig",
+                        &kubeconfig,
+                        "-n",
+                        "kube-system",
+                        "get",
+                        "pods",
+                        "-l",
+                        "component=kube-controller-manager",
+                        "-o",
+                        "jsonpath={.items[*].spec.containers[*].command}",
+                    ],
+                    "check that kube-controller-manager's statefulset controller is off",
+                );
+                check.expect = Some((
+                    "-statefulset-controller".into(),
+                    "kube-controller-manager of the reused cluster does not run with --controllers=...,-statefulset-controller; its own StatefulSet controller would act beside the bundled one".into(),
+                ));
+                out.push(check);
+            }
         }
         if self.target == KindTarget::Bundled {
             let dockerfile = self.root.join("clusters/Dockerfile").display().to_string();
@@ -204,14 +249,41 @@ impl KindPlan {
         out
     }
 
-    /// The commands run after the scenarios: logs, then deletion unless kept.
+    /// The node image the cluster is created from.
+    pub fn node_image(&self) -> String {
+        self.node_image
+            .clone()
+            .unwrap_or_else(|| DEFAULT_NODE_IMAGE.to_string())
+    }
+
+    /// The commands run after the scenarios: the controller's logs (which
+    /// replica leads, and every replica's log, each line prefixed with its
+    /// pod), then deletion unless the cluster is kept or was reused.
     pub fn teardown(&self, report_dir: Option<&Path>) -> Vec<Command> {
         let mut out = Vec::new();
-        if let (KindTarget::Bundled, Some(dir)) = (self.target, report_dir) {
+        if let (KindTarget::Bundled, Some(_)) = (self.target, report_dir) {
             let kubeconfig = self.kubeconfig.display().to_string();
             let ctx = self.context();
-            let _ = dir;
-            out.push(cmd(
+            let mut leader = cmd(
+                "kubectl",
+                &[
+                    "--kubeconfig",
+                    &kubeconfig,
+                    "--context",
+                    &ctx,
+                    "-n",
+                    "kepspec-system",
+                    "get",
+                    "lease",
+                    CONTROLLER_LEASE,
+                    "-o",
+                    "jsonpath={.spec.holderIdentity}",
+                ],
+                "find the leading controller replica",
+            );
+            leader.save_as = Some("controller-leader.txt");
+            out.push(leader);
+            let mut logs = cmd(
                 "kubectl",
                 &[
                     "--kubeconfig",
@@ -221,13 +293,18 @@ impl KindPlan {
                     "-n",
                     "kepspec-system",
                     "logs",
-                    "deployment/statefulset-controller",
+                    "-l",
+                    "app.kubernetes.io/name=kepspec-statefulset-controller",
+                    "--prefix",
                     "--tail=-1",
+                    "--max-log-requests=10",
                 ],
-                "collect the controller log",
-            ));
+                "collect every controller replica's log",
+            );
+            logs.save_as = Some("controller-replicas.log");
+            out.push(logs);
         }
-        if !self.keep {
+        if !self.keep && !self.reuse {
             out.push(cmd(
                 "kind",
                 &["delete", "cluster", "--name", &self.name],
@@ -236,6 +313,51 @@ impl KindPlan {
         }
         out
     }
+}
+
+/// Why a kind configuration could not bring up its workers: it overrides
+/// kube-controller-manager's `controllers` (which replaces kubeadm's
+/// `*,bootstrapsigner,tokencleaner`) without the bootstrap signer and token
+/// cleaner, and has a node that joins with a bootstrap token.
+pub fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> {
+    let config: serde_json::Value =
+        serde_yaml_ng::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
+    let nodes = config["nodes"].as_array().cloned().unwrap_or_default();
+    let joins = nodes.len() > 1;
+    for patch in config["kubeadmConfigPatches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let Some(text) = patch.as_str() else { continue };
+        let doc: serde_json::Value =
+            serde_yaml_ng::from_str(text).map_err(|e| format!("kubeadmConfigPatches: {e}"))?;
+        let args = &doc["controllerManager"]["extraArgs"];
+        // v1beta3 writes a map, v1beta4 a list of {name, value}.
+        let value = args["controllers"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                args.as_array()?
+                    .iter()
+                    .find(|a| a["name"] == "controllers")
+                    .and_then(|a| a["value"].as_str())
+                    .map(str::to_string)
+            });
+        let Some(value) = value else { continue };
+        let listed: Vec<&str> = value.split(',').map(str::trim).collect();
+        let missing: Vec<&str> = ["bootstrapsigner", "tokencleaner"]
+            .into_iter()
+            .filter(|c| !listed.contains(c))
+            .collect();
+        if joins && !missing.is_empty() {
+            return Ok(Some(format!(
+                "controllerManager.extraArgs.controllers is {value:?}, which replaces kubeadm's \"*,bootstrapsigner,tokencleaner\" and lacks {}: no worker could join",
+                missing.join(" and ")
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// The tools a plan needs, each with how to install it.
@@ -276,21 +398,104 @@ pub fn on_path(program: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Runs commands in order through xshell; stops at the first failure,
-/// naming the command and its purpose.
-pub fn execute(commands: &[Command]) -> Result<Vec<String>, String> {
-    let sh = xshell::Shell::new().map_err(|e| e.to_string())?;
+/// What a command printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs commands in order, each within its timeout; stops at the first
+/// failure (a non-zero exit, a timeout, an expectation not met), naming the
+/// command and its purpose and quoting the end of what it printed.
+pub fn execute(commands: &[Command]) -> Result<Vec<Output>, String> {
     let mut outputs = Vec::new();
     for c in commands {
         eprintln!("+ {c}");
-        let out = sh
-            .cmd(&c.program)
-            .args(&c.args)
-            .read()
-            .map_err(|e| format!("could not {} (`{c}`): {e}", c.purpose))?;
+        let out = run_one(c)?;
+        if let Some((text, meaning)) = &c.expect {
+            if !out.stdout.contains(text.as_str()) {
+                return Err(format!("{meaning} (`{c}` printed: {})", tail(&out.stdout)));
+            }
+        }
         outputs.push(out);
     }
     Ok(outputs)
+}
+
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(20);
+    let t = lines[start..].join("\n");
+    if t.trim().is_empty() {
+        "nothing".into()
+    } else {
+        t
+    }
+}
+
+fn run_one(c: &Command) -> Result<Output, String> {
+    use std::io::Read as _;
+    let mut child = std::process::Command::new(&c.program)
+        .args(&c.args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not {} (`{c}`): {e}", c.purpose))?;
+    // Drain both pipes while waiting, so a chatty command cannot block.
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(o) = stdout.as_mut() {
+            let _ = o.read_to_string(&mut s);
+        }
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) => {}
+            Err(e) => break Err(e.to_string()),
+        }
+        if c.timeout.is_some_and(|t| started.elapsed() > t) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break Err(format!(
+                "timed out after {}s",
+                c.timeout.map(|t| t.as_secs()).unwrap_or_default()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let output = Output {
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    };
+    match status {
+        Ok(s) if s.success() => Ok(output),
+        Ok(s) => Err(format!(
+            "could not {} (`{c}` exited with {s}): {}",
+            c.purpose,
+            tail(&format!("{}{}", output.stdout, output.stderr))
+        )),
+        Err(e) => Err(format!(
+            "could not {} (`{c}` {e}): {}",
+            c.purpose,
+            tail(&format!("{}{}", output.stdout, output.stderr))
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -311,7 +516,7 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                "kind create cluster --name kepspec --config /src/kepspec/clusters/kind/bundled.yaml --kubeconfig /tmp/kc --wait 120s",
+                format!("kind create cluster --name kepspec --config /src/kepspec/clusters/kind/bundled.yaml --kubeconfig /tmp/kc --wait 120s --image {DEFAULT_NODE_IMAGE}").as_str(),
                 "docker build -f /src/kepspec/clusters/Dockerfile -t kepspec/controller:dev /src/kepspec",
                 "kind load docker-image kepspec/controller:dev --name kepspec",
                 "kubectl --kubeconfig /tmp/kc --context kind-kepspec apply -f /src/kepspec/clusters/manifests/controller.yaml",
@@ -329,6 +534,9 @@ mod tests {
         assert_eq!(setup, vec!["kind"]);
         assert!(p.setup()[0].args.contains(&"export".to_string()));
         assert!(p.teardown(None).is_empty());
+        // A reused cluster is never deleted, kept or not.
+        p.keep = false;
+        assert!(p.teardown(None).is_empty());
         assert!(p.config().ends_with("clusters/kind/upstream.yaml"));
     }
 
@@ -344,9 +552,11 @@ mod tests {
             .iter()
             .map(|c| c.to_string())
             .collect();
-        assert_eq!(down.len(), 2);
-        assert!(down[0].contains("logs deployment/statefulset-controller"));
-        assert_eq!(down[1], "kind delete cluster --name kepspec");
+        assert_eq!(down.len(), 3);
+        assert!(down[0].contains("get lease kepspec-statefulset-controller"));
+        assert!(down[1]
+            .contains("logs -l app.kubernetes.io/name=kepspec-statefulset-controller --prefix"));
+        assert_eq!(down[2], "kind delete cluster --name kepspec");
     }
 
     #[test]
@@ -354,6 +564,39 @@ mod tests {
         let err = check_tools(KindTarget::Bundled, |t| t != "docker").unwrap_err();
         assert!(err.starts_with("`docker` is not installed"), "{err}");
         assert!(check_tools(KindTarget::Upstream, |t| t != "docker").is_ok());
+    }
+
+    #[test]
+    fn a_controllers_override_keeps_the_bootstrap_signer_for_workers_to_join() {
+        let old = "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n  - |\n    kind: ClusterConfiguration\n    controllerManager:\n      extraArgs:\n        controllers: \"*,-statefulset-controller\"\nnodes:\n  - role: control-plane\n  - role: worker\n";
+        let problem = controllers_problem(old).unwrap().unwrap();
+        assert!(
+            problem.contains("bootstrapsigner and tokencleaner"),
+            "{problem}"
+        );
+        let v1beta4 = old.replace(
+            "      extraArgs:\n        controllers: \"*,-statefulset-controller\"",
+            "      extraArgs:\n        - name: controllers\n          value: \"*,tokencleaner,-statefulset-controller\"",
+        );
+        assert!(controllers_problem(&v1beta4)
+            .unwrap()
+            .unwrap()
+            .contains("lacks bootstrapsigner"));
+        // A single node joins nothing.
+        let single = old.replace("  - role: worker\n", "");
+        assert_eq!(controllers_problem(&single).unwrap(), None);
+        // Every shipped configuration passes.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for entry in std::fs::read_dir(root.join("clusters/kind")).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(
+                controllers_problem(&text).unwrap(),
+                None,
+                "{}",
+                path.display()
+            );
+        }
     }
 
     #[test]

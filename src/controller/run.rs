@@ -43,6 +43,10 @@ pub struct ControllerOptions {
     pub namespace: Option<String>,
     /// The set resource: apps/v1 StatefulSet, or a vendor's look-alike.
     pub resource: ApiResource,
+    /// Where a vendor's look-alike keeps apps/v1's fields (for example
+    /// OpenKruise's `spec.updateStrategy.rollingUpdate.minReadySeconds` for
+    /// `spec.minReadySeconds`): read back to apps/v1's paths before a sync.
+    pub fields: crate::target::FieldMap,
     /// Syncs running at once.
     pub concurrency: u16,
     /// Where the loop reports what it did.
@@ -55,6 +59,7 @@ impl Default for ControllerOptions {
             gates: ControllerGates::default(),
             namespace: None,
             resource: ApiResource::erase::<StatefulSet>(&()),
+            fields: Default::default(),
             concurrency: 4,
             metrics: Metrics::default(),
         }
@@ -347,7 +352,8 @@ async fn sync_fresh(
 ) -> Result<Requeue, SyncError> {
     let key = key.to_string();
 
-    let raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
+    let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
+    ctx.opts.fields.from_target(&mut raw);
     #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
     let mut typed: StatefulSet = serde_json::from_value(vendor::as_apps_v1(&raw))
         .map_err(|e| SyncError::Decode(key.clone(), e))?;

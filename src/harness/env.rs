@@ -231,6 +231,7 @@ impl Environment {
         let opts = ControllerOptions {
             gates: spec.gates.clone(),
             resource: self.profile.api_resource(),
+            fields: self.profile.fields().clone(),
             ..ControllerOptions::default()
         };
         let token = stop.clone();

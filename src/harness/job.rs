@@ -13,10 +13,8 @@ use super::plan::RunPlan;
 use super::runner::{self, RunOptions, ScenarioWorld};
 use super::verdict::{self, Expectations, Requirement};
 use crate::cli::{ClusterChoice, RunArgs, TargetChoice, EXIT_ERROR, EXIT_PASSED};
-use crate::cluster::kind::{self, KindPlan, KindTarget};
 use crate::report::{self, model};
-use crate::target::gating::kind_config_for;
-use crate::target::{ClusterFacts, FeatureGates, Profile, Shard, Version};
+use crate::target::{ClusterFacts, FeatureGates, Profile, Shard};
 
 /// Runs the specification as the options say; returns the exit code.
 pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
@@ -56,7 +54,7 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
         }
     }
     if args.cluster == ClusterChoice::Kind {
-        return run_on_kind::<W>(args, &profile).await;
+        return super::on_kind::run::<W>(args, &profile).await;
     }
     if args.dry_run {
         println!(
@@ -137,100 +135,6 @@ fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_r
     }
 }
 
-/// `--cluster kind`: provision, run against the written kubeconfig, tear down.
-async fn run_on_kind<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 {
-    let target = match &args.target {
-        TargetChoice::Bundled => KindTarget::Bundled,
-        // Upstream and vendors bring their own controller: nothing to build.
-        TargetChoice::Upstream | TargetChoice::Profile(_) => KindTarget::Upstream,
-    };
-    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let kubeconfig = root.join(format!("kind-{}.kubeconfig", args.kind_name));
-    let mut plan = KindPlan::new(&root, target, &kubeconfig);
-    plan.name = args.kind_name.clone();
-    plan.reuse = args.reuse_cluster;
-    plan.keep = args.keep_cluster;
-    plan.node_image = args.node_image.clone();
-    if let TargetChoice::Profile(_) = args.target {
-        plan.config_override = Some(profile.kind_config(&root));
-        plan.install = profile.setup_commands(&kubeconfig, &root);
-    }
-    // Gates a node image's Kubernetes does not know would stop its
-    // components from starting: drop them from the config for that version.
-    if let Some(version) = args.node_image.as_deref().and_then(Version::of_node_image) {
-        let config = plan.config();
-        let filtered = std::fs::read_to_string(&config)
-            .map_err(|e| format!("{}: {e}", config.display()))
-            .and_then(|text| kind_config_for(&text, version));
-        match filtered {
-            Ok(text) => {
-                let path = std::env::temp_dir()
-                    .join(format!("kepspec-kind-{}-{version}.yaml", args.kind_name));
-                if let Err(e) = std::fs::write(&path, text) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return EXIT_ERROR;
-                }
-                plan.config_override = Some(path);
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_ERROR;
-            }
-        }
-    }
-    let mut inner = args.clone();
-    inner.cluster = ClusterChoice::Kubeconfig(Some(kubeconfig.clone()));
-    inner.dry_run = false;
-    if args.dry_run {
-        for c in plan.setup() {
-            println!("{c}    # {}", c.purpose);
-        }
-        println!(
-            "kepspec run --cluster kubeconfig={} --target {}    # the scenarios",
-            kubeconfig.display(),
-            target_label(&args.target)
-        );
-        for c in plan.teardown(args.report.as_deref()) {
-            println!("{c}    # {}", c.purpose);
-        }
-        return EXIT_PASSED;
-    }
-    if let Err(msg) = kind::check_tools(target, kind::on_path) {
-        eprintln!("error: {msg}");
-        return EXIT_ERROR;
-    }
-    if let Some(missing) = profile
-        .required_programs()
-        .into_iter()
-        .find(|p| !kind::on_path(p))
-    {
-        eprintln!(
-            "error: `{missing}` is not installed or not on PATH; the target profile {} needs it",
-            profile.name()
-        );
-        return EXIT_ERROR;
-    }
-    if let Err(msg) = kind::execute(&plan.setup()) {
-        eprintln!("error: {msg}");
-        let _ = kind::execute(&plan.teardown(None));
-        return EXIT_ERROR;
-    }
-    let code = Box::pin(run::<W>(&inner)).await;
-    match kind::execute(&plan.teardown(args.report.as_deref())) {
-        Ok(outputs) => {
-            if let (Some(dir), Some(log)) = (
-                &args.report,
-                outputs.first().filter(|_| target == KindTarget::Bundled),
-            ) {
-                let _ = std::fs::create_dir_all(dir);
-                let _ = report::write_file(&dir.join("controller.log"), log);
-            }
-        }
-        Err(msg) => eprintln!("warning: {msg}"),
-    }
-    code
-}
-
 /// The report folder and JUnit file can be written: checked before the
 /// run, so a typo does not cost a whole run's results.
 fn check_outputs(args: &RunArgs) -> Result<(), String> {
@@ -265,7 +169,8 @@ fn check_outputs(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn target_label(t: &TargetChoice) -> String {
+/// The word `--target` takes for a target.
+pub fn target_label(t: &TargetChoice) -> String {
     match t {
         TargetChoice::Bundled => "bundled".into(),
         TargetChoice::Upstream => "upstream".into(),

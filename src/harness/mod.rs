@@ -15,6 +15,9 @@ pub mod features;
 pub mod interrupt;
 pub mod job;
 pub mod manifests;
+#[cfg(test)]
+mod matrix_tests;
+pub mod on_kind;
 pub mod out;
 pub mod plan;
 pub mod runner;

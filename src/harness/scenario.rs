@@ -78,6 +78,24 @@ pub struct Scenario {
     pub deviations: Vec<String>,
 }
 
+/// The paths of the scalar leaves of `sent` that `stored` lacks (arrays are
+/// compared as wholes: present or not).
+fn missing_leaves(sent: &Value, stored: &Value, at: &str, out: &mut Vec<String>) {
+    match sent {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let path = format!("{at}.{k}");
+                match stored.get(k) {
+                    Some(s) if !s.is_null() => missing_leaves(v, s, &path, out),
+                    _ if v.is_null() => {}
+                    _ => out.push(path),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The first of the scenario's own writes the timeline has not seen yet.
 pub fn caught_up(
     t: &crate::history::Timeline,
@@ -171,7 +189,11 @@ impl Scenario {
         env.namespace_created(&namespace);
         let resource = env.profile.api_resource();
         let env_gates = env.apiserver_gates();
-        let recorder = Recorder::start(client.clone(), &namespace, resource.clone()).await?;
+        let set_kind = crate::history::SetKind {
+            resource: resource.clone(),
+            fields: env.profile.fields().clone(),
+        };
+        let recorder = Recorder::start(client.clone(), &namespace, set_kind).await?;
         Ok(Self {
             env,
             client,
@@ -217,26 +239,79 @@ impl Scenario {
     /// Creates a set from its spec.
     pub async fn create_set(&mut self, spec: SetSpec) -> Result<(), RequestError> {
         let obj = spec.to_object();
-        self.create_set_object(&spec.name, obj).await?;
+        let stored = self.create_set_object(&spec.name, obj.clone()).await?;
         self.sets.insert(spec.name.clone(), spec);
-        Ok(())
+        self.check_kept(&obj, &stored)
     }
 
-    /// Creates a set from a full object (a YAML docstring).
-    pub async fn create_set_object(&mut self, name: &str, obj: Value) -> Result<(), RequestError> {
+    /// Creates a set the scenario relies on from a full object (a YAML
+    /// docstring): the cluster must keep every field it sets.
+    pub async fn create_required_set(
+        &mut self,
+        name: &str,
+        obj: Value,
+    ) -> Result<(), RequestError> {
+        let stored = self.create_set_object(name, obj.clone()).await?;
+        self.check_kept(&obj, &stored)
+    }
+
+    /// Creates a set from a full object; returns the stored object, with the
+    /// target's fields moved back to apps/v1's paths.
+    pub async fn create_set_object(
+        &mut self,
+        name: &str,
+        obj: Value,
+    ) -> Result<Value, RequestError> {
         let obj = self.env.profile.to_target(obj);
         let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
             what: format!("create {} {name}", self.resource.kind),
             message: e.to_string(),
             code: None,
         })?;
-        self.sets_api()
+        let created = self
+            .sets_api()
             .create(&PostParams::default(), &obj)
             .await
-            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
             .map_err(|e| {
                 RequestError::from_kube(format!("create {} {name}", self.resource.kind), e)
-            })
+            })?;
+        self.wrote(Kind::StatefulSet, created.meta());
+        let stored = serde_json::to_value(&created).unwrap_or(Value::Null);
+        Ok(self.env.profile.from_target(stored))
+    }
+
+    /// A set the scenario relies on must be stored with every field the
+    /// scenario set: a target that drops one (a field it does not have, or
+    /// keeps elsewhere without a profile mapping) would otherwise be judged
+    /// against settings it never saw. The one drop a scenario can stage is
+    /// KEP-961's: an apiserver with MaxUnavailableStatefulSet off drops a new
+    /// maxUnavailable.
+    fn check_kept(&self, sent: &Value, stored: &Value) -> Result<(), RequestError> {
+        let mut missing = Vec::new();
+        missing_leaves(
+            sent.get("spec").unwrap_or(&Value::Null),
+            stored.get("spec").unwrap_or(&Value::Null),
+            "spec",
+            &mut missing,
+        );
+        let gate_drop = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+        missing.retain(|p| !(p == gate_drop && !self.apiserver_gates.max_unavailable_statefulset));
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let name = sent
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Err(RequestError {
+            what: format!("create {} {name}", self.resource.kind),
+            message: format!(
+                "the cluster did not keep {} that the scenario set: the target ignores or prunes {} (a target profile's `fields` can map a field to where the target keeps it)",
+                missing.join(", "),
+                if missing.len() == 1 { "it" } else { "them" }
+            ),
+            code: None,
+        })
     }
 
     /// Applies a JSON merge patch to a set (what `kubectl patch --type merge` does).

@@ -26,26 +26,33 @@ pub struct SetKind {
     /// apps/v1 StatefulSet by default; a vendor kind with the same shape
     /// can be given instead.
     pub resource: ApiResource,
+    /// How the vendor's fields map onto apps/v1's: every recorded state of a
+    /// set is moved back to the spec's paths, so checks read apps/v1 fields.
+    pub fields: crate::target::FieldMap,
 }
 
 impl Default for SetKind {
     fn default() -> SetKind {
         SetKind {
             resource: ApiResource::erase::<StatefulSet>(&()),
+            fields: Default::default(),
         }
     }
 }
 
 impl From<ApiResource> for SetKind {
     fn from(resource: ApiResource) -> SetKind {
-        SetKind { resource }
+        SetKind {
+            resource,
+            fields: Default::default(),
+        }
     }
 }
 
 impl SetKind {
     /// Records a vendor resource in place of apps/v1 StatefulSet.
     pub fn custom(resource: ApiResource) -> SetKind {
-        SetKind { resource }
+        SetKind::from(resource)
     }
 }
 
@@ -175,7 +182,7 @@ impl Recorder {
                 Kind::PersistentVolumeClaim,
                 ApiResource::erase::<PersistentVolumeClaim>(&()),
             ),
-            (Kind::StatefulSet, options.set_kind.resource),
+            (Kind::StatefulSet, options.set_kind.resource.clone()),
             (
                 Kind::ControllerRevision,
                 ApiResource::erase::<ControllerRevision>(&()),
@@ -190,10 +197,12 @@ impl Recorder {
             if let Some(secs) = options.watch_timeout {
                 config = config.timeout(secs);
             }
+            let fields = (kind == Kind::StatefulSet).then(|| options.set_kind.fields.clone());
             tasks.push(tokio::spawn(record_kind(
                 kind,
                 api,
                 config,
+                fields,
                 shared.clone(),
                 started,
                 cancel.clone(),
@@ -299,10 +308,12 @@ impl Drop for Recorder {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn record_kind(
     kind: Kind,
     api: Api<DynamicObject>,
     config: watcher::Config,
+    fields: Option<crate::target::FieldMap>,
     shared: Arc<Shared>,
     started: tokio::time::Instant,
     cancel: CancellationToken,
@@ -332,12 +343,19 @@ async fn record_kind(
             }
             Some(Ok(ev)) => ev,
         };
+        let json = |o: DynamicObject| {
+            let mut v = to_json(o);
+            if let Some(f) = &fields {
+                f.from_target(&mut v);
+            }
+            v
+        };
         let signal = match event {
             watcher::Event::Init => WatchSignal::Init,
             watcher::Event::InitDone => WatchSignal::InitDone,
-            watcher::Event::InitApply(o) => WatchSignal::InitApply(to_json(o)),
-            watcher::Event::Apply(o) => WatchSignal::Apply(to_json(o)),
-            watcher::Event::Delete(o) => WatchSignal::Delete(to_json(o)),
+            watcher::Event::InitApply(o) => WatchSignal::InitApply(json(o)),
+            watcher::Event::Apply(o) => WatchSignal::Apply(json(o)),
+            watcher::Event::Delete(o) => WatchSignal::Delete(json(o)),
         };
         let first_list = matches!(signal, WatchSignal::InitDone) && !merger.listed();
         let entries = merger.observe(signal, started.elapsed());

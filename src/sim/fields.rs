@@ -54,6 +54,9 @@ pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
     if let Some(Ok(typed)) = super::typed::round_trip(info, obj) {
         return super::typed::unknown_paths(obj, &typed);
     }
+    if let Some(schema) = &info.schema {
+        return super::structural::unknown_paths(schema, obj);
+    }
     let mut out = Vec::new();
     let Some(map) = obj.as_object() else {
         return out;
@@ -83,6 +86,10 @@ pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
 /// Drops unknown fields, as decoding into the typed object does upstream.
 pub fn prune(info: &ResourceInfo, obj: &mut Value) {
     let unknown = unknown_fields(info, obj);
+    if info.schema.is_some() {
+        super::structural::prune(obj, &unknown);
+        return;
+    }
     if info.builtin
         && unknown
             .iter()

@@ -62,6 +62,7 @@ pub mod selector;
 pub mod stale;
 pub mod status;
 pub mod store;
+pub mod structural;
 pub mod typed;
 pub mod update;
 

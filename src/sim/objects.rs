@@ -128,6 +128,32 @@ pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> 
     if let Some(Err(e)) = super::typed::round_trip(info, obj) {
         return Err(e);
     }
+    // A custom resource's values must have its schema's types (422).
+    if let Some(schema) = &info.schema {
+        let errs = super::structural::type_errors(schema, obj);
+        if !errs.is_empty() {
+            let name = meta_str(obj, "name").unwrap_or_default().to_string();
+            let causes = errs
+                .iter()
+                .map(|e| Cause {
+                    reason: "FieldValueInvalid".into(),
+                    message: e.message(),
+                    field: e.field.clone(),
+                })
+                .collect();
+            let mut err = ApiError::invalid(&info.group, &info.kind, &name, causes);
+            err.message = format!(
+                "{}.{} {name:?} is invalid: {}",
+                info.kind,
+                info.group,
+                errs.iter()
+                    .map(|e| format!("{}: {}", e.field, e.message()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Err(err);
+        }
+    }
     super::fields::prune(info, obj);
     if super::convert::is_events_v1(info) {
         *obj = super::convert::events_v1_to_core(obj);

@@ -38,6 +38,9 @@ pub struct ResourceInfo {
     pub builtin: bool,
     /// A custom resource's `additionalPrinterColumns` for `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
+    /// A custom resource's structural schema (`openAPIV3Schema`), by which
+    /// unknown fields are pruned and types checked.
+    pub schema: Option<std::sync::Arc<Value>>,
 }
 
 /// One `additionalPrinterColumns` entry.
@@ -264,6 +267,7 @@ fn builtin_info(b: &Builtin) -> ResourceInfo {
         generation: b.generation,
         builtin: true,
         printer_columns: Vec::new(),
+        schema: None,
     }
 }
 
@@ -341,6 +345,10 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
             binding: false,
             generation: true,
             builtin: false,
+            schema: v
+                .as_object()
+                .and_then(super::structural::schema_of)
+                .map(std::sync::Arc::new),
             printer_columns: v["additionalPrinterColumns"]
                 .as_array()
                 .into_iter()

@@ -38,8 +38,7 @@ impl Profile {
 
     /// Install, then readiness, as commands for `cluster::kind::execute`,
     /// with `${KUBECONFIG}` and `${ROOT}` substituted. The readiness command
-    /// must bound itself (e.g. `--timeout=`); `timeoutSeconds` is the limit
-    /// the caller enforces around it.
+    /// is stopped after `spec.ready.timeoutSeconds`.
     pub fn setup_commands(&self, kubeconfig: &Path, root: &Path) -> Vec<Command> {
         let kc = kubeconfig.display().to_string();
         let rt = root.display().to_string();
@@ -48,6 +47,9 @@ impl Profile {
             program: argv.first().map(&subst).unwrap_or_default(),
             args: argv.iter().skip(1).map(&subst).collect(),
             purpose,
+            timeout: None,
+            expect: None,
+            save_as: None,
         };
         let n = self.spec.install.len();
         let mut out: Vec<Command> = self
@@ -58,10 +60,12 @@ impl Profile {
             .map(|(i, argv)| make(argv, format!("install {} ({}/{n})", self.name(), i + 1)))
             .collect();
         if let Some(ready) = &self.spec.ready {
-            out.push(make(
+            let mut wait = make(
                 &ready.command,
                 format!("wait for {} to be ready", self.name()),
-            ));
+            );
+            wait.timeout = Some(ready.timeout());
+            out.push(wait);
         }
         out
     }
