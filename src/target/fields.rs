@@ -39,6 +39,14 @@ fn is_prefix(a: &[String], b: &[String]) -> bool {
 }
 
 impl FieldMap {
+    /// Where the target keeps a field of the spec's shape (None: unmapped).
+    pub fn to_target_path(&self, spec_path: &str) -> Option<String> {
+        self.moves
+            .iter()
+            .find(|(f, _)| f.join(".") == spec_path)
+            .map(|(_, t)| t.join("."))
+    }
+
     /// Checks a profile's `spec.fields`. An error names the offending key
     /// (the spec's path) and what is wrong with it.
     pub fn new(map: &BTreeMap<String, String>) -> Result<Self, (String, String)> {

@@ -183,9 +183,21 @@ fn openkruise_serves_its_own_group_and_installs_with_helm() {
     assert_eq!(crds.len(), 1);
     assert_eq!(crds[0]["metadata"]["name"], "statefulsets.apps.kruise.io");
     let v = &crds[0]["spec"]["versions"][0];
+    // Kruise's own structural schema: no spec.minReadySeconds, the pod
+    // template kept whole.
+    let spec = &v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert!(spec.get("minReadySeconds").is_none());
     assert_eq!(
-        v["schema"]["openAPIV3Schema"]["x-kubernetes-preserve-unknown-fields"],
+        spec["template"]["x-kubernetes-preserve-unknown-fields"],
         true
+    );
+    assert!(
+        spec["updateStrategy"]["properties"]["rollingUpdate"]["properties"]["minReadySeconds"]
+            .is_object()
+    );
+    assert_eq!(
+        p.fields().to_target_path("spec.minReadySeconds").as_deref(),
+        Some("spec.updateStrategy.rollingUpdate.minReadySeconds")
     );
     assert!(v["subresources"]["status"].is_object());
     assert_eq!(
