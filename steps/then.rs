@@ -66,6 +66,24 @@ async fn no_mixing(w: &mut KepWorld) -> anyhow::Result<()> {
     checks::no_mixed_revisions(w.sc()?).await
 }
 
+#[then(
+    regex = r#"^the pods of "([^"]+)" were replaced (all at once|one at a time, highest ordinal first)$"#
+)]
+async fn replaced_how(w: &mut KepWorld, set: String, how: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    if how == "all at once" {
+        return checks::deleted_all_at_once(sc, &set).await;
+    }
+    let replicas = sc.sets.get(&set).map(|s| s.replicas).ok_or_else(|| {
+        super::world::input_error(format!(
+            "no StatefulSet {set:?} was created by this scenario"
+        ))
+    })?;
+    let order: Vec<String> = (0..replicas).rev().map(|i| format!("{set}-{i}")).collect();
+    checks::deleted_in_order(sc, &order).await?;
+    checks::at_most_unavailable(sc, &set, 1).await
+}
+
 #[then(expr = "every pod of {string} was being deleted before any of them was gone")]
 async fn deleted_at_once(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::deleted_all_at_once(w.sc()?, &set).await
@@ -183,15 +201,7 @@ async fn accepted(w: &mut KepWorld) -> anyhow::Result<()> {
 
 #[then(expr = "the request is refused with code {int} and a message containing {string}")]
 async fn refused(w: &mut KepWorld, code: u16, text: String) -> anyhow::Result<()> {
-    match &w.sc()?.last_refusal {
-        None => anyhow::bail!("the request was accepted; expected a refusal with code {code}"),
-        Some(r) if r.code == Some(code) && r.message.contains(&text) => Ok(()),
-        Some(r) => anyhow::bail!(
-            "expected code {code} and a message containing {text:?}; got code {:?}: {}",
-            r.code,
-            r.message
-        ),
-    }
+    checks::refused(w.sc()?, code, &text)
 }
 
 #[then(expr = "at some moment {int} pod(s) of {string} were unavailable at once")]

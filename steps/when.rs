@@ -121,6 +121,26 @@ async fn remove_finalizer(w: &mut KepWorld, finalizer: String, pod: String) -> a
     Ok(sc.set_pod_finalizers(&pod, finalizers).await?)
 }
 
+#[when(regex = r#"^a StatefulSet "([^"]+)" with (\d+) replicas?((?:,| and) .*)? is submitted$"#)]
+async fn submit_settings(
+    w: &mut KepWorld,
+    name: String,
+    replicas: i32,
+    settings: String,
+) -> anyhow::Result<()> {
+    let mut spec = kepspec::harness::SetSpec::new(&name, replicas);
+    spec.apply_settings(&settings)
+        .map_err(super::world::input_error)?;
+    Ok(w.sc()?.submit_set_object(spec.to_object()).await?)
+}
+
+#[when(expr = "the checks that follow look only at what happens from here on")]
+async fn new_phase(w: &mut KepWorld) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    sc.baseline = Some(sc.mark_now().await);
+    Ok(())
+}
+
 #[when(expr = "a StatefulSet is submitted from this manifest:")]
 async fn submit(w: &mut KepWorld, step: &Step) -> anyhow::Result<()> {
     let obj = docstring_yaml(step)?;

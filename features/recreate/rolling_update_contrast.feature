@@ -1,4 +1,4 @@
-@base @rolling-update
+@limitation @rolling-update
 Feature: RollingUpdate with OrderedReady stays stuck after a bad template is fixed
   StatefulSet concepts, "Forced rollback": "If you update the Pod template to
   a configuration that never becomes Running and Ready ... StatefulSet will

@@ -45,6 +45,7 @@ pub async fn rules(mode: Mode) -> anyhow::Result<Section> {
         type_: "Bench",
         status: "True",
         reason: None,
+        message: None,
     };
     let started = EventSpec {
         reason: "RecreateStarted",

@@ -47,6 +47,8 @@ pub struct ControllerOptions {
     /// OpenKruise's `spec.updateStrategy.rollingUpdate.minReadySeconds` for
     /// `spec.minReadySeconds`): read back to apps/v1's paths before a sync.
     pub fields: crate::target::FieldMap,
+    /// The implementation the controller behaves as (default: the KEPs).
+    pub implementation: super::behave::Implementation,
     /// Syncs running at once.
     pub concurrency: u16,
     /// Where the loop reports what it did.
@@ -60,6 +62,7 @@ impl Default for ControllerOptions {
             namespace: None,
             resource: ApiResource::erase::<StatefulSet>(&()),
             fields: Default::default(),
+            implementation: Default::default(),
             concurrency: 4,
             metrics: Metrics::default(),
         }
@@ -431,6 +434,7 @@ async fn sync_fresh(
             return Ok(Requeue::await_change());
         }
     };
+    ctx.opts.implementation.adjust(&typed, &gates, &mut plan);
     let target = Target {
         client: &ctx.client,
         resource: &ctx.opts.resource,

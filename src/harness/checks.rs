@@ -206,7 +206,8 @@ pub async fn observed_generation_monotonic(sc: &mut Scenario, set: &str) -> anyh
     )
 }
 
-/// The set had the condition at some moment since the first change.
+/// The set had the condition at some moment since the first change (or a
+/// condition the target declares in its place).
 pub async fn condition_seen(
     sc: &mut Scenario,
     set: &str,
@@ -215,26 +216,43 @@ pub async fn condition_seen(
     reason: &str,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let reason = &sc.env.profile.reason(reason);
+    let from = sc.baseline(&t);
     let spec = ConditionSpec {
         type_,
         status,
         reason: Some(reason),
+        message: None,
     };
+    let kep = rules::condition_seen(&t, &clauses::progressing_condition(), from, set, &spec);
+    if kep.is_ok() {
+        return keep(sc, kep);
+    }
+    let alternatives = super::deviations::condition(&sc.env.profile, type_, status, reason);
+    for a in &alternatives {
+        let alt = ConditionSpec {
+            type_,
+            status: &a.status,
+            reason: Some(&a.reason),
+            message: a.message.as_deref(),
+        };
+        if rules::condition_seen(&t, &clauses::progressing_condition(), from, set, &alt).is_ok() {
+            sc.deviations.push(a.label.clone());
+            return Ok(());
+        }
+    }
+    let labels: Vec<String> = alternatives.iter().map(|a| a.label.clone()).collect();
     keep(
         sc,
-        rules::condition_seen(
-            &t,
-            &clauses::progressing_condition(),
-            sc.baseline(&t),
-            set,
-            &spec,
-        ),
+        kep.map_err(|mut v| {
+            v.message = format!("{}; {}", v.message, super::deviations::declared(&labels));
+            v
+        }),
     )
 }
 
 /// An event with this reason about the set was recorded since the first
-/// change (exactly `times` times when given).
+/// change (exactly `times` times when given), or what the target declares
+/// in its place.
 pub async fn event_recorded(
     sc: &mut Scenario,
     set: &str,
@@ -242,15 +260,67 @@ pub async fn event_recorded(
     times: Option<usize>,
 ) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let reason = &sc.env.profile.reason(reason);
+    let from = sc.baseline(&t);
     let spec = EventSpec {
         reason,
         involved: Some(set),
         type_: None,
     };
+    let kep = rules::event_recorded(&t, &clauses::events(), from, &spec, times);
+    if kep.is_ok() {
+        return keep(sc, kep);
+    }
+    let alternative = super::deviations::event(&sc.env.profile, reason);
+    if let Some((label, target)) = &alternative {
+        let ok = match target {
+            // Declared as not emitted: none may be.
+            None => rules::event_occurrences(&t, from, &spec) == 0,
+            Some(other) => {
+                let alt = EventSpec {
+                    reason: other,
+                    involved: Some(set),
+                    type_: None,
+                };
+                rules::event_recorded(&t, &clauses::events(), from, &alt, times).is_ok()
+            }
+        };
+        if ok {
+            sc.deviations.push(label.clone());
+            return Ok(());
+        }
+    }
+    let labels: Vec<String> = alternative.into_iter().map(|(l, _)| l).collect();
     keep(
         sc,
-        rules::event_recorded(&t, &clauses::events(), sc.baseline(&t), &spec, times),
+        kep.map_err(|mut v| {
+            v.message = format!("{}; {}", v.message, super::deviations::declared(&labels));
+            v
+        }),
+    )
+}
+
+/// The last refused request was refused with `code` and a message holding
+/// `text` (or the wording the target declares in its place).
+pub fn refused(sc: &mut Scenario, code: u16, text: &str) -> anyhow::Result<()> {
+    let Some(r) = &sc.last_refusal else {
+        anyhow::bail!("the request was accepted; expected a refusal with code {code}");
+    };
+    if r.code == Some(code) && r.message.contains(text) {
+        return Ok(());
+    }
+    let alternative = super::deviations::refusal(&sc.env.profile, text);
+    if let Some((label, other)) = &alternative {
+        if r.code == Some(code) && r.message.contains(other.as_str()) {
+            sc.deviations.push(label.clone());
+            return Ok(());
+        }
+    }
+    let labels: Vec<String> = alternative.into_iter().map(|(l, _)| l).collect();
+    anyhow::bail!(
+        "the spec expects code {code} and a message containing {text:?}; {}; got code {:?}: {}",
+        super::deviations::declared(&labels),
+        r.code,
+        r.message
     )
 }
 

@@ -44,6 +44,8 @@ pub struct EnvironmentOptions {
     pub bundled_controller: bool,
     /// The bundled controller's feature gates.
     pub controller_gates: ControllerGates,
+    /// The implementation the bundled controller behaves as.
+    pub implementation: crate::controller::behave::Implementation,
     /// Where the embedded cluster writes its kubeconfig.
     pub write_kubeconfig: Option<PathBuf>,
     /// The implementation under test.
@@ -61,6 +63,7 @@ impl Default for EnvironmentOptions {
             kubeconfig: None,
             bundled_controller: true,
             controller_gates: ControllerGates::default(),
+            implementation: Default::default(),
             write_kubeconfig: None,
             profile: Profile::bundled(),
             root: PathBuf::from("."),
@@ -232,6 +235,7 @@ impl Environment {
             gates: spec.gates.clone(),
             resource: self.profile.api_resource(),
             fields: self.profile.fields().clone(),
+            implementation: self.options.implementation,
             ..ControllerOptions::default()
         };
         let token = stop.clone();

@@ -337,27 +337,24 @@ pub fn environment_options(
         }
         ClusterChoice::Kind => return Err("--cluster kind is provisioned by `run_on_kind`".into()),
     }
-    match &args.target {
-        // On a cluster of its own the bundled controller runs in-process; on
-        // an existing cluster it is expected to be deployed there already.
-        TargetChoice::Bundled => opts.bundled_controller = args.cluster == ClusterChoice::Embedded,
-        TargetChoice::Upstream => {
-            if args.cluster == ClusterChoice::Embedded {
-                return Err("--target upstream needs a real cluster (--cluster kind or kubeconfig): the embedded cluster has no kube-controller-manager".into());
-            }
-            opts.bundled_controller = false;
-        }
-        TargetChoice::Profile(p) => {
-            // On the embedded cluster the bundled controller stands in for the
-            // vendor's, reconciling the profile's resource.
-            if args.cluster == ClusterChoice::Embedded && !profile.has_stand_in() {
-                return Err(format!(
-                    "{}: the profile has no standIn CRDs, so it cannot run on the embedded cluster",
-                    p.display()
-                ));
-            }
-            opts.bundled_controller = args.cluster == ClusterChoice::Embedded;
-        }
+    // On the embedded cluster the bundled controller runs in-process for
+    // the bundled target, and stands in for any target whose profile says
+    // how (its CRDs, the implementation to behave as). On an existing
+    // cluster the implementation under test is expected to run there.
+    let embedded = args.cluster == ClusterChoice::Embedded;
+    if embedded && !profile.has_stand_in() {
+        return Err(format!(
+            "target {} runs only on a real cluster (--cluster kind or kubeconfig): its profile declares no standIn for the embedded cluster",
+            target_label(&args.target)
+        ));
+    }
+    opts.bundled_controller = embedded;
+    if let Some(b) = profile.behave_as() {
+        let implementation = b
+            .parse::<crate::controller::behave::Implementation>()
+            .map_err(|e| format!("{}: spec.standIn.behaveAs: {e}", profile.name()))?;
+        opts.implementation = implementation;
+        opts.apiserver_gates.implementation = implementation;
     }
     Ok(opts)
 }

@@ -247,6 +247,7 @@ pub async fn run_once<W: ScenarioWorld>(
 
     let before_env = env.clone();
     let after_shelf = shelf.clone();
+    let after_results = results.clone();
     let keep_on_failure = opts.keep_on_failure;
     let keep_passed = opts.keep_passed_timelines;
     let artifacts_dir = opts.artifacts.clone();
@@ -268,8 +269,12 @@ pub async fn run_once<W: ScenarioWorld>(
             .boxed_local()
         })
         .after(
-            move |feature, _rule, scenario, finished, world: Option<&mut W>| {
+            move |feature, rule, scenario, finished, world: Option<&mut W>| {
                 let shelf = after_shelf.clone();
+                let results = after_results.clone();
+                let tags: Vec<String> = tags_of(feature, rule, scenario)
+                    .map(|t| format!("@{t}"))
+                    .collect();
                 let artifacts_dir = artifacts_dir.clone();
                 let failed = !matches!(finished, event::ScenarioFinished::StepPassed);
                 let k = collector::key(feature, scenario);
@@ -281,7 +286,14 @@ pub async fn run_once<W: ScenarioWorld>(
                     // A fault step that matched nothing is an error, not a silent pass.
                     let untriggered = super::faults::check_all_triggered(&sc).err();
                     let violation = sc.last_violation.clone();
-                    let deviations = sc.deviations.clone();
+                    // A scenario that checks a declared behaviour deviation
+                    // passes with it.
+                    let mut deviations = sc.env.profile.deviations().checked_by(&tags);
+                    for d in &sc.deviations {
+                        if !deviations.contains(d) {
+                            deviations.push(d.clone());
+                        }
+                    }
                     let Scenario {
                         recorder,
                         env,
@@ -312,6 +324,9 @@ pub async fn run_once<W: ScenarioWorld>(
                             Err(env) => env.stop().await,
                         }
                     }
+                    // The line printed when the scenario finishes says
+                    // whether it passed only through a deviation.
+                    results.with_scenario(&k, |s| s.deviations = deviations.clone());
                     if let Ok(mut shelf) = shelf.lock() {
                         shelf.insert(
                             k,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::clauses;
 use super::scenario::Scenario;
 use crate::history::checks::Breach;
-use crate::history::rules::{self, ConditionSpec};
+use crate::history::rules::ConditionSpec;
 use crate::history::views::{state_before, PodFacts, State};
 use crate::history::{Kind, Timeline, Violation};
 
@@ -205,7 +205,9 @@ pub async fn pod_waiting(
     .await
 }
 
-/// Waits until the set reports a condition.
+/// Waits until the set reports a condition: the spec's, or one the target
+/// declares in its place (then the scenario passes with that deviation).
+/// Without a reason only the status is checked.
 pub async fn condition(
     sc: &mut Scenario,
     set: &str,
@@ -214,24 +216,65 @@ pub async fn condition(
     reason: Option<&str>,
     timeout: Duration,
 ) -> anyhow::Result<()> {
-    let (set, type_, status, reason) = (
+    let alternatives = reason
+        .map(|r| super::deviations::condition(&sc.env.profile, type_, status, r))
+        .unwrap_or_default();
+    let (set_, type_s, status_s, reason_s) = (
         set.to_string(),
         type_.to_string(),
         status.to_string(),
-        // The target's own word for the spec's reason.
-        reason.map(|r| sc.env.profile.reason(r)),
+        reason.map(str::to_string),
     );
-    wait(sc, timeout, clauses::progressing_condition(), move |t| {
-        let spec = ConditionSpec {
-            type_: &type_,
-            status: &status,
-            reason: reason.as_deref(),
+    let alts = alternatives.clone();
+    let matched = move |t: &Timeline| -> Option<Option<String>> {
+        let last = latest_set(t, &set_)?;
+        let kep = ConditionSpec {
+            type_: &type_s,
+            status: &status_s,
+            reason: reason_s.as_deref(),
+            message: None,
         };
-        rules::condition_at_end(t, &crate::history::Clause::from(""), &set, &spec)
-            .err()
-            .map(|v| v.message)
+        if kep.matches(last) {
+            return Some(None);
+        }
+        alts.iter().find_map(|a| {
+            ConditionSpec {
+                type_: &type_s,
+                status: &a.status,
+                reason: Some(&a.reason),
+                message: a.message.as_deref(),
+            }
+            .matches(last)
+            .then(|| Some(a.label.clone()))
+        })
+    };
+    let probe_matched = matched.clone();
+    let (set_d, type_d, status_d) = (set.to_string(), type_.to_string(), status.to_string());
+    let reason_d = reason.map(str::to_string);
+    let labels: Vec<String> = alternatives.iter().map(|a| a.label.clone()).collect();
+    let waited = wait(sc, timeout, clauses::progressing_condition(), move |t| {
+        if probe_matched(t).is_some() {
+            return None;
+        }
+        let observed = latest_set(t, &set_d)
+            .map(crate::history::signals::describe_conditions)
+            .unwrap_or_else(|| "nothing (never observed)".into());
+        Some(format!(
+            "the spec expects {set_d} to report {type_d}={status_d}{}; {}; observed {observed}",
+            reason_d
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default(),
+            super::deviations::declared(&labels)
+        ))
     })
-    .await
+    .await;
+    waited?;
+    let t = sc.timeline().await?;
+    if let Some(Some(label)) = matched(&t) {
+        sc.deviations.push(label);
+    }
+    Ok(())
 }
 
 /// Waits until exactly `n` pods of the set exist at the update revision

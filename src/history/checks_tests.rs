@@ -326,9 +326,11 @@ fn conditions_and_events() {
         type_: "Progressing",
         status: "True",
         reason: Some("RecreateComplete"),
+        message: None,
     };
     let running = ConditionSpec {
         reason: Some("RecreateInProgress"),
+        message: None,
         ..done.clone()
     };
     condition_at_end(&t, &c, "web", &done).unwrap();

@@ -18,6 +18,8 @@ pub struct ConditionSpec<'a> {
     pub status: &'a str,
     /// Expected reason, if any.
     pub reason: Option<&'a str>,
+    /// Expected message, if any.
+    pub message: Option<&'a str>,
 }
 
 impl ConditionSpec<'_> {
@@ -31,12 +33,14 @@ impl ConditionSpec<'_> {
                     s("type") == Some(self.type_)
                         && s("status") == Some(self.status)
                         && self.reason.is_none_or(|r| s("reason") == Some(r))
+                        && self.message.is_none_or(|m| s("message") == Some(m))
                 })
             })
     }
 }
 
-fn describe_conditions(obj: &Value) -> String {
+/// The conditions of `obj`, as `Type=Status (Reason)`.
+pub fn describe_conditions(obj: &Value) -> String {
     let list: Vec<String> = obj
         .pointer("/status/conditions")
         .and_then(Value::as_array)

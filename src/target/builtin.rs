@@ -32,6 +32,7 @@ impl Profile {
                 ready: None,
                 supports: Supports::default(),
                 reasons: BTreeMap::new(),
+                deviations: Vec::new(),
                 fields: BTreeMap::new(),
                 stand_in: None,
                 kind_config: None,
@@ -40,6 +41,7 @@ impl Profile {
             fields: FieldMap::default(),
             selection: None,
             exclusions: Vec::new(),
+            deviations: Default::default(),
         };
         // Built-in profiles are valid by construction; checking fills the
         // derived fields the same way as for files.
@@ -55,24 +57,34 @@ impl Profile {
             "the bundled StatefulSet controller (reference implementation)",
         );
         p.spec.kind_config = Some(PathBuf::from("clusters/kind/bundled.yaml"));
+        // The reference implementation also reproduces upstream's
+        // documented limitations, to contrast them with the KEPs.
+        p.spec.supports.limitations = true;
         p
     }
 
-    /// Upstream kube-controller-manager on apps/v1 StatefulSet: every
-    /// scenario (version and gate limits are applied by [`Self::skip_reason`]),
-    /// nothing to install. The merged upstream code names the Recreate
-    /// completion reason `RecreateCompleted` where KEP-3541 says
-    /// `RecreateComplete`.
+    /// Upstream kube-controller-manager on apps/v1 StatefulSet: the profile
+    /// `clusters/targets/upstream.yaml`, compiled in, so `--target upstream`
+    /// and the file can never disagree. It claims every scenario (version
+    /// and gate limits are applied by [`Self::skip_reason`]), installs
+    /// nothing, declares where v1.37 deviates from KEP-3541, and is stood in
+    /// for on the embedded cluster by the bundled controller behaving as v1.37.
     pub fn upstream() -> Profile {
-        let mut p = Self::builtin(
-            "upstream",
-            "kube-controller-manager's StatefulSet controller",
-        );
-        p.spec
-            .reasons
-            .insert("RecreateComplete".into(), "RecreateCompleted".into());
-        p.spec.kind_config = Some(PathBuf::from(DEFAULT_KIND_CONFIG));
-        p
+        const TEXT: &str = include_str!("../../clusters/targets/upstream.yaml");
+        match Self::parse(TEXT, Path::new("clusters/targets/upstream.yaml")) {
+            Ok(p) => p,
+            // A test parses the file; this is never reached in a build
+            // that passed it.
+            Err(e) => {
+                tracing::error!("the built-in upstream profile does not parse: {e}");
+                let mut p = Self::builtin(
+                    "upstream",
+                    "kube-controller-manager's StatefulSet controller",
+                );
+                p.spec.kind_config = Some(PathBuf::from(DEFAULT_KIND_CONFIG));
+                p
+            }
+        }
     }
 
     /// The profile for a `--target` choice.

@@ -148,13 +148,29 @@ impl Profile {
         self.fields = FieldMap::new(&self.spec.fields)
             .map_err(|(key, msg)| err(&format!("spec.fields.\"{key}\""), msg))?;
         if let Some(stand_in) = &self.spec.stand_in {
-            if stand_in.crds.is_empty() {
+            if stand_in.crds.is_empty() && !self.is_apps_v1() {
                 return Err(err(
                     "spec.standIn.crds",
                     "name at least one CustomResourceDefinition manifest".into(),
                 ));
             }
+            if let Some(b) = &stand_in.behave_as {
+                b.parse::<crate::controller::behave::Implementation>()
+                    .map_err(|e| err("spec.standIn.behaveAs", e))?;
+            }
         }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, d) in self.spec.deviations.iter().enumerate() {
+            d.check()
+                .map_err(|m| err(&format!("spec.deviations[{i}]"), m))?;
+            if !ids.insert(d.id.clone()) {
+                return Err(err(
+                    &format!("spec.deviations[{i}].id"),
+                    format!("`{}` is declared twice", d.id),
+                ));
+            }
+        }
+        self.deviations = super::deviation::Deviations(self.spec.deviations.clone());
         Ok(())
     }
 }

@@ -82,7 +82,7 @@ impl Profile {
 
     /// Whether the bundled controller can stand in on the embedded cluster.
     pub fn has_stand_in(&self) -> bool {
-        self.spec.stand_in.is_some() || self.is_apps_v1()
+        self.spec.stand_in.is_some() || self.name() == "bundled"
     }
 
     /// The CRD manifests of `spec.standIn.crds` (paths under `root`), each
@@ -94,7 +94,7 @@ impl Profile {
             .source
             .clone()
             .unwrap_or_else(|| PathBuf::from(self.name()));
-        let Some(stand_in) = &self.spec.stand_in else {
+        let Some(stand_in) = self.spec.stand_in.as_ref().filter(|s| !s.crds.is_empty()) else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();

@@ -18,6 +18,7 @@
 
 mod builtin;
 mod check;
+pub mod deviation;
 pub mod error;
 pub mod facts;
 pub mod fields;
@@ -36,6 +37,7 @@ mod profile_tests;
 #[cfg(test)]
 mod tests;
 
+pub use deviation::{Deviation, Deviations};
 pub use error::ProfileError;
 pub use facts::ClusterFacts;
 pub use fields::FieldMap;

@@ -18,9 +18,12 @@
 //!     tags: "@base and not @validation" # the scenarios claimed (default: all)
 //!     exclude:                          # claimed tags, but not these scenarios
 //!       - {scenario: "^OrderedReady with", reason: "maxUnavailable needs Parallel"}
-//!   reasons: {RecreateComplete: RecreateCompleted}   # spec reason -> target's
+//!   reasons: {RecreateComplete: RecreateCompleted}   # spec reason -> target's word
+//!   deviations: []                      # where the target differs, see deviation.rs
 //!   fields: {}                          # spec path -> target path, see FieldMap
-//!   standIn: {crds: [clusters/crds/x.yaml]}          # embedded cluster stand-in
+//!   standIn:                            # how it is stood in for on the embedded cluster
+//!     crds: [clusters/crds/x.yaml]      #   CRDs serving a vendor resource
+//!     behaveAs: upstream-v1.37          #   the bundled controller mimics this implementation
 //!   kindConfig: clusters/kind/upstream.yaml          # --cluster kind
 //! ```
 //!
@@ -50,6 +53,8 @@ pub const API_VERSION: &str = "kepspec.io/v1alpha1";
 pub const KIND: &str = "TargetProfile";
 /// The kind config used when a profile names none.
 pub const DEFAULT_KIND_CONFIG: &str = "clusters/kind/upstream.yaml";
+/// The tag of scenarios that pin down a documented limitation.
+pub const LIMITATION: &str = "limitation";
 /// The placeholders commands may use.
 pub const PLACEHOLDERS: [&str; 2] = ["KUBECONFIG", "ROOT"];
 
@@ -77,6 +82,9 @@ pub struct Profile {
     /// `spec.supports.exclude`, compiled.
     #[serde(skip)]
     pub(super) exclusions: Vec<(regex::Regex, String)>,
+    /// `spec.deviations`, checked.
+    #[serde(skip)]
+    pub(super) deviations: super::deviation::Deviations,
 }
 
 /// `metadata`.
@@ -105,9 +113,13 @@ pub struct ProfileSpec {
     /// The scenarios the target claims.
     #[serde(default)]
     pub supports: Supports,
-    /// Condition and event reasons: the spec's word -> the target's.
+    /// Condition and event reasons: the spec's word -> the target's (each
+    /// use is reported as a deviation).
     #[serde(default)]
     pub reasons: BTreeMap<String, String>,
+    /// Where the target knowingly differs from the spec, with evidence.
+    #[serde(default)]
+    pub deviations: Vec<super::deviation::Deviation>,
     /// Field paths: the spec's (apps/v1) -> the target's. See [`FieldMap`].
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
@@ -165,6 +177,11 @@ pub struct Supports {
     /// Scenarios the tags select but the target does not claim.
     #[serde(default)]
     pub exclude: Vec<Exclusion>,
+    /// Whether the target claims the scenarios that pin down a documented
+    /// limitation (`@limitation`, e.g. kubernetes #67250) rather than a
+    /// guarantee; a target that fixed the limitation would fail them.
+    #[serde(default)]
+    pub limitations: bool,
 }
 
 /// One entry of `spec.supports.exclude`.
@@ -177,12 +194,17 @@ pub struct Exclusion {
     pub reason: String,
 }
 
-/// `spec.standIn`.
+/// `spec.standIn`: how the target is stood in for on the embedded cluster.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StandIn {
-    /// CustomResourceDefinition manifests serving the resource.
+    /// CustomResourceDefinition manifests serving a vendor resource.
+    #[serde(default)]
     pub crds: Vec<PathBuf>,
+    /// The implementation the bundled controller (and the embedded
+    /// apiserver's StatefulSet rules) behave as, e.g. `upstream-v1.37`.
+    #[serde(default)]
+    pub behave_as: Option<String>,
 }
 
 fn strip_at(tag: &str) -> &str {
@@ -275,11 +297,25 @@ impl Profile {
         if let Some(reason) = self.exclusion(scenario_name) {
             return Some(format!("not claimed by target {}: {reason}", self.name()));
         }
-        if self.is_apps_v1() {
-            return cluster.skip(tags);
+        let cluster_skip = if self.is_apps_v1() {
+            cluster.skip(tags)
+        } else {
+            cluster.capability_skip(tags)
+        };
+        if cluster_skip.is_some() {
+            return cluster_skip;
         }
-        if let Some(r) = cluster.capability_skip(tags) {
-            return Some(r);
+        if let Some(reason) = self.deviations.skip(tags, self.name()) {
+            return Some(reason);
+        }
+        if !self.spec.supports.limitations && tags.iter().any(|t| strip_at(t) == LIMITATION) {
+            return Some(format!(
+                "documents a known limitation (@limitation), not a guarantee; target {} does not claim limitations (spec.supports.limitations)",
+                self.name()
+            ));
+        }
+        if self.is_apps_v1() {
+            return None;
         }
         tags.iter()
             .any(|t| strip_at(t) == super::facts::ISOLATED)
@@ -298,6 +334,19 @@ impl Profile {
             .get(spec_reason)
             .cloned()
             .unwrap_or_else(|| spec_reason.to_string())
+    }
+
+    /// The declared deviations.
+    pub fn deviations(&self) -> &super::deviation::Deviations {
+        &self.deviations
+    }
+
+    /// The implementation the stand-in behaves as (None: the KEPs).
+    pub fn behave_as(&self) -> Option<&str> {
+        self.spec
+            .stand_in
+            .as_ref()
+            .and_then(|s| s.behave_as.as_deref())
     }
 
     /// The checked field mapping.

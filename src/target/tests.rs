@@ -114,14 +114,27 @@ fn built_in_profiles_are_apps_v1_statefulset() {
         Profile::bundled().reason("RecreateComplete"),
         "RecreateComplete"
     );
+    // Upstream's words are declared deviations, each with its evidence.
+    let up = Profile::upstream();
+    let alts = up
+        .deviations()
+        .condition("Progressing", "True", "RecreateComplete");
+    assert_eq!(alts.len(), 1);
+    assert_eq!(alts[0].1.status, "False");
+    assert_eq!(alts[0].1.reason, "RecreateCompleted");
     assert_eq!(
-        Profile::upstream().reason("RecreateComplete"),
-        "RecreateCompleted"
+        up.deviations().event("RecreateStarted").map(|(_, t)| t),
+        Some(None)
     );
-    assert_eq!(
-        Profile::upstream().reason("RecreateInProgress"),
-        "RecreateInProgress"
-    );
+    for id in ["controller-gate-off-no-fallback", "switch-away-allowed"] {
+        assert!(up.deviations().behaviour(id).is_some(), "{id}");
+    }
+    assert!(up
+        .deviations()
+        .0
+        .iter()
+        .all(|d| !d.evidence.trim().is_empty()));
+    assert_eq!(up.behave_as(), Some("upstream-v1.37"));
 }
 
 #[test]
@@ -131,6 +144,7 @@ fn the_upstream_file_says_what_the_built_in_does() {
     assert_eq!(file.name(), built.name());
     assert_eq!(file.spec.resource, built.spec.resource);
     assert_eq!(file.spec.reasons, built.spec.reasons);
+    assert_eq!(file.spec.deviations, built.spec.deviations);
     assert_eq!(file.spec.supports, built.spec.supports);
     assert_eq!(file.kind_config(&root()), built.kind_config(&root()));
 }

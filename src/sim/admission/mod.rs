@@ -42,13 +42,17 @@ pub use fielderr::FieldError;
 
 use crate::target::gating::{self, Version};
 
-/// Feature gates of the API server that affect StatefulSet admission.
+/// Feature gates of the API server that affect StatefulSet admission, and
+/// the implementation whose StatefulSet rules it follows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiGates {
     /// KEP-3541 `StatefulSetRecreateStrategy`.
     pub statefulset_recreate_strategy: bool,
     /// KEP-961 `MaxUnavailableStatefulSet`.
     pub max_unavailable_statefulset: bool,
+    /// KEP-3541 as written, or upstream v1.37 where it differs (a
+    /// StatefulSet may switch away from Recreate while the gate is alpha).
+    pub implementation: crate::controller::behave::Implementation,
 }
 
 impl Default for ApiGates {
@@ -58,6 +62,7 @@ impl Default for ApiGates {
         ApiGates {
             statefulset_recreate_strategy: true,
             max_unavailable_statefulset: true,
+            implementation: Default::default(),
         }
     }
 }
@@ -71,6 +76,7 @@ impl ApiGates {
         ApiGates {
             statefulset_recreate_strategy: exists("StatefulSetRecreateStrategy"),
             max_unavailable_statefulset: exists("MaxUnavailableStatefulSet"),
+            implementation: Default::default(),
         }
     }
 

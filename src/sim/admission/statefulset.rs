@@ -48,6 +48,7 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
         }
         Some(old) => {
             errs.extend(validate_spec(req.object, recreate_allowed));
+            errs.extend(validate_switch_away(req.object, old, req.gates));
             // The stored object is compared as decoded, i.e. with defaults.
             let mut old = old.clone();
             defaults::statefulset(&mut old, req.gates);
@@ -55,6 +56,32 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// KEP-3541, "Test Plan": "For alpha, add test to verify that we cannot
+/// switch strategies from Recreate to RollingUpdate or OnDelete" — refused
+/// while the gate is on (alpha); with the gate off, switching back is how a
+/// downgrade keeps a set updatable ("Downgrade"). The field error is the
+/// one an earlier revision of kubernetes PR #137187 tested (Forbidden at
+/// spec.updateStrategy.type); its detail is kepspec's words. Upstream v1.37
+/// (as far as its indexed strategy tests show) allows the switch, which
+/// `implementation: upstream-v1.37` reproduces.
+fn validate_switch_away(new: &Value, old: &Value, gates: &super::ApiGates) -> Vec<FieldError> {
+    let from_recreate = strategy_type(old) == Some("Recreate");
+    let to = strategy_type(new).unwrap_or("");
+    let upstream = gates.implementation == crate::controller::behave::Implementation::UpstreamV1_37;
+    if from_recreate
+        && to != "Recreate"
+        && !to.is_empty()
+        && gates.statefulset_recreate_strategy
+        && !upstream
+    {
+        return vec![FieldError::forbidden(
+            "spec.updateStrategy.type",
+            "a StatefulSet cannot switch away from Recreate while the StatefulSetRecreateStrategy feature is alpha",
+        )];
+    }
+    Vec::new()
 }
 
 fn strategy_type(obj: &Value) -> Option<&str> {
@@ -215,20 +242,32 @@ fn validate_update_strategy(spec: &Map<String, Value>, recreate_allowed: bool) -
                 ));
             }
         }
+        // pkg/apis/apps/validation/validation.go, ValidateStatefulSetSpec:
+        // any other type (Recreate with the gate off included, as the
+        // v1.37 strategy tests expect: field.Invalid at spec.updateStrategy)
+        // is refused with the whole strategy as the value.
         other => {
-            let supported: &[&str] = if recreate_allowed {
-                &["OnDelete", "Recreate", "RollingUpdate"]
-            } else {
-                &["OnDelete", "RollingUpdate"]
-            };
-            errs.push(FieldError::not_supported(
-                "spec.updateStrategy.type",
-                other,
-                supported,
+            errs.push(FieldError::invalid(
+                "spec.updateStrategy",
+                go_render_strategy(other, rolling),
+                "must be 'RollingUpdate' or 'OnDelete'",
             ));
         }
     }
     errs
+}
+
+/// A `apps.StatefulSetUpdateStrategy` as Go's `%#v` prints it in a field
+/// error (a pointer prints as an address; a fixed one stands in for it).
+fn go_render_strategy(type_: &str, rolling: Option<&Value>) -> String {
+    let ru = match rolling {
+        Some(_) => "(*apps.RollingUpdateStatefulSetStrategy)(0xc000123450)".to_string(),
+        None => "(*apps.RollingUpdateStatefulSetStrategy)(nil)".to_string(),
+    };
+    format!(
+        "apps.StatefulSetUpdateStrategy{{Type:{}, RollingUpdate:{ru}}}",
+        go_quote(type_)
+    )
 }
 
 /// `validateRollingUpdateStatefulSet`.

@@ -69,6 +69,7 @@ pub(super) fn gates(recreate: bool, max_unavailable: bool) -> ApiGates {
     ApiGates {
         statefulset_recreate_strategy: recreate,
         max_unavailable_statefulset: max_unavailable,
+        implementation: Default::default(),
     }
 }
 

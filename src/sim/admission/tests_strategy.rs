@@ -18,16 +18,14 @@ fn recreate_is_rejected_on_create_with_the_gate_off() {
     let mut obj = set();
     obj["spec"]["updateStrategy"] = json!({"type": "Recreate"});
     let err = create(obj, &gates(false, true)).unwrap_err();
+    // pkg/apis/apps/validation/validation.go's default branch; field.Invalid
+    // at spec.updateStrategy is what v1.37's strategy tests expect.
     assert_eq!(
         err.message(),
-        "StatefulSet.apps \"web\" is invalid: spec.updateStrategy.type: Unsupported value: \"Recreate\": supported values: \"OnDelete\", \"RollingUpdate\""
+        "StatefulSet.apps \"web\" is invalid: spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:\"Recreate\", RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: must be 'RollingUpdate' or 'OnDelete'"
     );
-    assert_eq!(err.causes[0].reason, "FieldValueNotSupported");
-    assert_eq!(err.causes[0].field, "spec.updateStrategy.type");
-    assert_eq!(
-        err.causes[0].message,
-        "Unsupported value: \"Recreate\": supported values: \"OnDelete\", \"RollingUpdate\""
-    );
+    assert_eq!(err.causes[0].reason, "FieldValueInvalid");
+    assert_eq!(err.causes[0].field, "spec.updateStrategy");
 }
 
 #[test]
@@ -41,8 +39,37 @@ fn switching_to_recreate_is_rejected_with_the_gate_off() {
     );
     assert_eq!(
         messages(r),
-        vec!["spec.updateStrategy.type: Unsupported value: \"Recreate\": supported values: \"OnDelete\", \"RollingUpdate\""]
+        vec!["spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:\"Recreate\", RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: must be 'RollingUpdate' or 'OnDelete'"]
     );
+}
+
+#[test]
+fn switching_away_from_recreate_is_forbidden_while_the_gate_is_alpha() {
+    let mut obj = set();
+    obj["spec"]["updateStrategy"] = json!({"type": "Recreate"});
+    let old = stored(obj, &ApiGates::default());
+    for to in ["RollingUpdate", "OnDelete"] {
+        let r = update(
+            &old,
+            |s| s["spec"]["updateStrategy"] = json!({"type": to}),
+            &ApiGates::default(),
+        );
+        assert_eq!(
+            messages(r),
+            vec!["spec.updateStrategy.type: Forbidden: a StatefulSet cannot switch away from Recreate while the StatefulSetRecreateStrategy feature is alpha"]
+        );
+    }
+    // Upstream v1.37 lets it switch (its strategy tests).
+    let upstream = ApiGates {
+        implementation: crate::controller::behave::Implementation::UpstreamV1_37,
+        ..ApiGates::default()
+    };
+    assert!(update(
+        &old,
+        |s| s["spec"]["updateStrategy"] = json!({"type": "OnDelete"}),
+        &upstream
+    )
+    .is_ok());
 }
 
 #[test]
@@ -82,12 +109,12 @@ fn a_stored_recreate_survives_the_gate_going_off() {
 }
 
 #[test]
-fn unknown_strategy_types_list_what_is_supported() {
+fn unknown_strategy_types_are_invalid() {
     let mut obj = set();
     obj["spec"]["updateStrategy"] = json!({"type": "Blue"});
     assert_eq!(
         messages(create(obj, &ApiGates::default())),
-        vec!["spec.updateStrategy.type: Unsupported value: \"Blue\": supported values: \"OnDelete\", \"Recreate\", \"RollingUpdate\""]
+        vec!["spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:\"Blue\", RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: must be 'RollingUpdate' or 'OnDelete'"]
     );
 }
 
