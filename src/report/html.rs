@@ -15,7 +15,8 @@ article{background:#fff;border:1px solid #ddd;border-left:6px solid #bbb;border-
 article.passed{border-left-color:#2e8b57}article.failed{border-left-color:#d00}
 article.skipped{border-left-color:#c9a400}article.not-implemented{border-left-color:#7a4fc9}
 .badge{display:inline-block;min-width:92px;text-align:center;font-size:.8em;padding:1px 6px;border-radius:3px;color:#fff;margin-right:8px}
-.badge.passed{background:#2e8b57}.badge.failed{background:#d00}.badge.skipped{background:#c9a400}.badge.not-implemented{background:#7a4fc9}
+.badge.passed{background:#2e8b57}.badge.deviation{background:#1f7a99}article.deviation{border-left-color:#1f7a99}
+ul.deviations{margin:4px 0;padding-left:22px;color:#1f5f7a}table.props td{padding:1px 10px 1px 0;font-size:.9em}.problems{color:#b00}.badge.failed{background:#d00}.badge.skipped{background:#c9a400}.badge.not-implemented{background:#7a4fc9}
 ol.steps{margin:6px 0;padding-left:22px}ol.steps li{margin:2px 0}
 ol.steps li.failed{color:#b00}ol.steps li.skipped{color:#888}ol.steps li.not-implemented{color:#7a4fc9}
 .kw{font-weight:600}.line{color:#999;font-size:.85em}
@@ -26,6 +27,16 @@ svg.swimlanes{font-size:11px;font-family:inherit;background:#fff}
 svg .grid{stroke:#eee}svg .tick,svg .axis-label{fill:#555}svg .lane{fill:#222}
 table.index{border-collapse:collapse;margin:8px 0}table.index td{padding:2px 10px 2px 0}
 ";
+
+/// The class and word of a scenario's outcome (a pass through a declared
+/// deviation has its own).
+fn outcome(s: &Scenario) -> (&'static str, &'static str) {
+    if s.passed_with_deviation() {
+        ("deviation", "passed with deviation")
+    } else {
+        (class(&s.status), s.status.word())
+    }
+}
 
 fn class(status: &Status) -> &'static str {
     match status {
@@ -47,9 +58,10 @@ pub fn render(run: &Run) -> String {
     out.push_str("</style>\n</head>\n<body>\n<h1>kepspec report</h1>\n");
     let _ = writeln!(
         out,
-        "<p class=\"summary\"><span>{} scenarios</span><span>{} passed</span><span>{} failed</span><span>{} skipped</span><span>{} not implemented</span><span>{:.1}s</span>{}</p>",
+        "<p class=\"summary\"><span>{} scenarios</span><span>{} passed</span><span>{} passed with deviation</span><span>{} failed</span><span>{} skipped</span><span>{} not implemented</span><span>{:.1}s</span>{}</p>",
         t.scenarios,
-        t.passed,
+        t.passed - t.with_deviation,
+        t.with_deviation,
         t.failed,
         t.skipped,
         t.not_implemented,
@@ -60,6 +72,20 @@ pub fn render(run: &Run) -> String {
             format!("<span>target: {}</span>", escape(&run.target))
         }
     );
+    if !run.problems.is_empty() {
+        out.push_str("<ul class=\"problems\">\n");
+        for p in &run.problems {
+            let _ = writeln!(out, "<li>{}</li>", escape(p));
+        }
+        out.push_str("</ul>\n");
+    }
+    if !run.properties.is_empty() {
+        out.push_str("<table class=\"props\">\n");
+        for (k, v) in &run.properties {
+            let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(v));
+        }
+        out.push_str("</table>\n");
+    }
     index(&mut out, run);
     for (fi, f) in run.features.iter().enumerate() {
         feature(&mut out, fi, f);
@@ -76,11 +102,12 @@ fn index(out: &mut String, run: &Run) {
     out.push_str("<table class=\"index\">\n");
     for (fi, f) in run.features.iter().enumerate() {
         for (si, s) in f.scenarios.iter().enumerate() {
+            let (cls, word) = outcome(s);
             let _ = writeln!(
                 out,
                 "<tr><td><span class=\"badge {}\">{}</span></td><td><a href=\"#{}\">{}</a></td><td class=\"path\">{}</td></tr>",
-                class(&s.status),
-                s.status.word(),
+                cls,
+                word,
                 anchor(fi, si),
                 escape(&s.name),
                 escape(&f.name)
@@ -104,14 +131,19 @@ fn feature(out: &mut String, fi: usize, f: &Feature) {
 }
 
 fn scenario(out: &mut String, id: &str, s: &Scenario) {
+    let (cls, word) = outcome(s);
     let _ = writeln!(
         out,
-        "<article id=\"{id}\" class=\"{}\">\n<h3><span class=\"badge {}\">{}</span>{}</h3>",
-        class(&s.status),
-        class(&s.status),
-        s.status.word(),
+        "<article id=\"{id}\" class=\"{cls}\">\n<h3><span class=\"badge {cls}\">{word}</span>{}</h3>",
         escape(&s.name)
     );
+    if !s.deviations.is_empty() {
+        out.push_str("<ul class=\"deviations\">\n");
+        for d in &s.deviations {
+            let _ = writeln!(out, "<li>declared deviation: {}</li>", escape(d));
+        }
+        out.push_str("</ul>\n");
+    }
     let tags = s
         .tags
         .iter()
