@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use cucumber::{then, when, Parameter};
-use kepspec::harness::{checks, waits};
+use kepspec::harness::{checks, waits, Scenario};
 
 use super::world::KepWorld;
 
@@ -150,6 +150,16 @@ async fn had_condition(
     checks::condition_seen(w.sc()?, &set, &type_, &status, &reason).await
 }
 
+#[then(expr = "the event {string} was recorded for {string} at most {int} time(s)")]
+async fn event_at_most(
+    w: &mut KepWorld,
+    reason: String,
+    set: String,
+    times: usize,
+) -> anyhow::Result<()> {
+    checks::event_at_most(w.sc()?, &set, &reason, times).await
+}
+
 #[then(expr = "the event {string} was recorded for {string} exactly {int} time(s)")]
 async fn event_times(
     w: &mut KepWorld,
@@ -163,6 +173,7 @@ async fn event_times(
 #[then(expr = "for {int} seconds no pod of {string} is created or deleted")]
 async fn untouched_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
+    waits::controller_observed(w.sc()?, Scenario::default_wait()).await?;
     let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::pods_untouched(w.sc()?, &set, from).await
@@ -171,6 +182,7 @@ async fn untouched_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<
 #[then(expr = "for {int} seconds pod {string} is neither deleted nor replaced")]
 async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
+    waits::controller_observed(w.sc()?, Scenario::default_wait()).await?;
     let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::pod_kept(w.sc()?, &pod, from).await
@@ -179,6 +191,7 @@ async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
 #[then(expr = "for {int} seconds no further pod of the update revision of {string} is created")]
 async fn none_at_update_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.
+    waits::controller_observed(w.sc()?, Scenario::default_wait()).await?;
     let from = w.sc()?.mark_now().await;
     tokio::time::sleep(secs(n)).await;
     checks::none_at_update_revision(w.sc()?, &set, from).await

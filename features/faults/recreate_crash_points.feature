@@ -14,6 +14,7 @@ Feature: Recreate survives a controller restart at any point
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
   # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
 
+  @explore
   Scenario: OrderedReady Recreate with a restart at any point
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -23,7 +24,9 @@ Feature: Recreate survives a controller restart at any point
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
     And no two pods of "web" ever existed for one ordinal
+    And the event "RecreateStarted" was recorded for "web" at most 1 time
 
+  @explore
   Scenario: Parallel Recreate with a restart at any point
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -33,6 +36,7 @@ Feature: Recreate survives a controller restart at any point
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
     And no two pods of "web" ever existed for one ordinal
+    And the event "RecreateStarted" was recorded for "web" at most 1 time
 
   Scenario: a restart right after the controller deletes pod web-1
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
@@ -43,6 +47,7 @@ Feature: Recreate survives a controller restart at any point
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
     And no two pods of "web" ever existed for one ordinal
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
     And every injected fault was triggered
 
   Scenario: a restart right after the controller's first status write of the rollout
@@ -54,3 +59,4 @@ Feature: Recreate survives a controller restart at any point
     And no pod of the update revision was created while a pod of another revision existed
     And no two pods of "web" ever existed for one ordinal
     And every injected fault was triggered
+    And the event "RecreateStarted" was recorded for "web" at most 1 time

@@ -15,6 +15,7 @@ Feature: Rollouts converge when the controller's writes fail
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
     And every injected fault was triggered
 
     Examples:

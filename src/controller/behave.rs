@@ -76,7 +76,8 @@ impl Implementation {
         plan.actions
             .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
         let observed = set.status.as_ref();
-        adjust_conditions(&mut plan.status, observed, recreate);
+        let spec_replicas = set.spec.replicas.unwrap_or(1);
+        adjust_conditions(&mut plan.status, observed, recreate, spec_replicas);
     }
 }
 
@@ -87,7 +88,14 @@ fn adjust_conditions(
     status: &mut StatefulSetStatus,
     observed: Option<&StatefulSetStatus>,
     recreate: bool,
+    spec_replicas: i32,
 ) {
+    // RecreateCompleted is "set on the Progressing condition when all pods
+    // have been recreated with the update revision and are ready" (PR
+    // #137187): KEP-3541's Complete phase (every pod created) is not enough.
+    let ready_everywhere = status.updated_replicas == Some(spec_replicas)
+        && status.ready_replicas == Some(spec_replicas)
+        && status.replicas == spec_replicas;
     let Some(conditions) = status.conditions.as_mut() else {
         return;
     };
@@ -95,6 +103,13 @@ fn adjust_conditions(
         conditions.retain(|c| c.type_.as_deref() != Some(PROGRESSING));
     }
     for c in conditions.iter_mut() {
+        if c.type_.as_deref() == Some(PROGRESSING)
+            && c.reason.as_deref() == Some(RECREATE_COMPLETE)
+            && !ready_everywhere
+        {
+            c.reason = Some(super::status::RECREATE_IN_PROGRESS.into());
+            continue;
+        }
         if c.type_.as_deref() == Some(PROGRESSING) && c.reason.as_deref() == Some(RECREATE_COMPLETE)
         {
             let before = observed
@@ -142,9 +157,20 @@ mod tests {
     fn upstream_ends_a_recreate_with_progressing_false() {
         let mut status = StatefulSetStatus {
             conditions: Some(vec![cond("True", RECREATE_COMPLETE)]),
+            replicas: 2,
+            ready_replicas: Some(1),
+            updated_replicas: Some(2),
             ..Default::default()
         };
-        adjust_conditions(&mut status, None, true);
+        // Created but not ready: still in progress.
+        adjust_conditions(&mut status, None, true, 2);
+        assert_eq!(
+            status.conditions.as_ref().unwrap()[0].reason.as_deref(),
+            Some("RecreateInProgress")
+        );
+        status.ready_replicas = Some(2);
+        status.conditions = Some(vec![cond("True", RECREATE_COMPLETE)]);
+        adjust_conditions(&mut status, None, true, 2);
         let c = &status.conditions.unwrap()[0];
         assert_eq!(c.status.as_deref(), Some("False"));
         assert_eq!(c.reason.as_deref(), Some("RecreateCompleted"));
@@ -160,7 +186,7 @@ mod tests {
             conditions: Some(vec![cond("True", "RollingUpdateComplete")]),
             ..Default::default()
         };
-        adjust_conditions(&mut status, None, false);
+        adjust_conditions(&mut status, None, false, 1);
         assert!(status.conditions.is_none());
         assert_eq!("upstream-v1.37".parse(), Ok(Implementation::UpstreamV1_37));
         assert!("upstream-v1.38".parse::<Implementation>().is_err());

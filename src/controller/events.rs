@@ -167,8 +167,29 @@ pub async fn record(
         Time(jiff::Timestamp::now()),
     );
     let api: Api<Event> = Api::namespaced(client.clone(), &regarding.namespace);
-    if let Err(err) = api.create(&PostParams::default(), &event).await {
-        tracing::warn!(%err, reason, "could not record event");
+    // client-go's recorder tries an event up to 12 times
+    // (tools/record/event.go, maxTriesPerEvent) with 10 s between tries; the
+    // bundled controller tries as often, 100 ms apart, inline.
+    for attempt in 1..=MAX_TRIES {
+        match api.create(&PostParams::default(), &event).await {
+            Ok(_) => return,
+            Err(err) if attempt == MAX_TRIES || !retriable(&err) => {
+                tracing::warn!(%err, reason, "could not record event");
+                return;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Tries per event, as client-go's recorder.
+const MAX_TRIES: u32 = 12;
+
+/// Errors worth another try: the server's (5xx, 429, 409) and transport ones.
+fn retriable(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(s) => s.code >= 500 || s.code == 429 || s.code == 409,
+        _ => true,
     }
 }
 

@@ -79,16 +79,51 @@ pub async fn perform(
     observed_status: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
 ) -> Result<Outcome, ActionError> {
     let mut outcome = Outcome::default();
-    for action in &plan.actions {
-        perform_one(target, action, &mut outcome).await?;
+    // RecreateStarted is emitted once per rollout, "tracked via condition"
+    // (KEP-3541 pseudo-code): only after the status recording the rollout
+    // was written, so a failed or lost status write never makes it twice.
+    let (deferred, actions): (Vec<&Action>, Vec<&Action>) = plan
+        .actions
+        .iter()
+        .partition(|a| matches!(a, Action::Event(e) if e.reason == super::plan::RECREATE_STARTED));
+    let mut failed = None;
+    for action in actions {
+        if let Err(e) = perform_one(target, action, &mut outcome).await {
+            failed = Some(e);
+            break;
+        }
     }
+    // The status is written even when an action failed, as upstream's
+    // performUpdate does since kubernetes#108837 (PR #109694): what it
+    // reports was computed from what was observed, never from what the
+    // failed action would have done beyond the observed pods.
+    let mut recorded = true;
     if super::status::needs_update(observed_status, &plan.status) {
         let desired = serde_json::to_value(&plan.status).unwrap_or(serde_json::Value::Null);
-        let written = write_status(target, &desired).await?;
-        outcome.freshness.sets = outcome.freshness.sets.max(written);
-        outcome.writes += 1;
+        match write_status(target, &desired).await {
+            Ok(written) => {
+                outcome.freshness.sets = outcome.freshness.sets.max(written);
+                outcome.writes += 1;
+            }
+            Err(e) => {
+                recorded = false;
+                if failed.is_none() {
+                    failed = Some(e);
+                } else {
+                    tracing::warn!(error = %e.source, "could not update status after a failed action");
+                }
+            }
+        }
     }
-    Ok(outcome)
+    if recorded {
+        for action in deferred {
+            perform_one(target, action, &mut outcome).await?;
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(outcome),
+    }
 }
 
 /// Writes a status (a merge patch of the whole status).

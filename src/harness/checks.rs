@@ -299,6 +299,57 @@ pub async fn event_recorded(
     )
 }
 
+/// An event with this reason about the set was recorded at most `times`
+/// times since the first change (a declared alternative counts instead).
+pub async fn event_at_most(
+    sc: &mut Scenario,
+    set: &str,
+    reason: &str,
+    times: usize,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let reason_used = match super::deviations::event(&sc.env.profile, reason) {
+        Some((_, Some(other))) => other,
+        _ => reason.to_string(),
+    };
+    let spec = EventSpec {
+        reason: &reason_used,
+        involved: Some(set),
+        type_: None,
+    };
+    let n = rules::event_occurrences(&t, from, &spec);
+    if n <= times {
+        return Ok(());
+    }
+    let v = Violation::at_entry(
+        &t,
+        &clauses::events(),
+        t.next_seq(),
+        Breach::new(
+            format!("event {reason_used} for {set} expected at most {times} time(s), observed {n} time(s)"),
+            vec![],
+        ),
+    );
+    keep(sc, Err(v))
+}
+
+/// Every status of every set in the history was true of its pods when it
+/// was written (`history::status_truth`): checked after every scenario.
+pub fn status_lies(t: &Timeline) -> Option<Violation> {
+    let mut sets: Vec<&str> = t
+        .entries()
+        .iter()
+        .filter(|e| e.kind == Kind::StatefulSet)
+        .map(|e| e.name.as_str())
+        .collect();
+    sets.sort_unstable();
+    sets.dedup();
+    sets.into_iter().find_map(|set| {
+        crate::history::status_truth::status_truthful(t, &clauses::status_truth(), set).err()
+    })
+}
+
 /// The last refused request was refused with `code` and a message holding
 /// `text` (or the wording the target declares in its place).
 pub fn refused(sc: &mut Scenario, code: u16, text: &str) -> anyhow::Result<()> {
@@ -373,7 +424,18 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
     else {
         anyhow::bail!("pod {pod} did not exist when the step began; nothing to check");
     };
-    let clause = clauses::rolling_update_stuck();
+    // A pod below the partition is kept by the partition; any other by the
+    // rollout waiting on a pod that is not ready.
+    let set = crate::history::views::split_ordinal(pod).map(|(s, o)| (s.to_string(), o));
+    let partition = set.as_ref().and_then(|(s, _)| {
+        latest(&t, Kind::StatefulSet, s)?
+            .pointer("/spec/updateStrategy/rollingUpdate/partition")?
+            .as_i64()
+    });
+    let clause = match (set, partition) {
+        (Some((_, o)), Some(p)) if i64::from(o) < p => clauses::partition(),
+        _ => clauses::rolling_update_stuck(),
+    };
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         (e.kind == Kind::Pod
             && e.name == pod
@@ -472,7 +534,17 @@ pub async fn none_at_update_revision(
     let Some(revision) = update_revision(&t, set).map(str::to_string) else {
         anyhow::bail!("{set} does not report the update revision of its current generation");
     };
-    let result = crate::history::checks::never(&t, &clauses::recreate_no_mixing(), from, |_, e| {
+    // Recreate holds new pods back while old ones exist; a rolling update
+    // holds them back below its partition.
+    let recreate = latest(&t, Kind::StatefulSet, set)
+        .and_then(|o| o.pointer("/spec/updateStrategy/type").cloned())
+        .is_some_and(|v| v == "Recreate");
+    let clause = if recreate {
+        clauses::recreate_no_mixing()
+    } else {
+        clauses::partition()
+    };
+    let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         (e.kind == Kind::Pod
             && e.change == Change::Added
             && ordinal_of(set, &e.name).is_some()

@@ -154,3 +154,27 @@ pub fn skew_no_warnings() -> Clause {
         "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings",
     )
 }
+
+/// What a controller reports in a StatefulSet's status is true of its pods.
+pub fn status_truth() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Status",
+        "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision.",
+    )
+}
+
+/// OrderedReady scale-down: each pod is gone before the next is deleted.
+pub fn ordered_termination() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Deployment and Scaling Guarantees",
+        "Before a Pod is terminated, all of its successors must be completely shutdown.",
+    )
+}
+
+/// Parallel: pods are terminated without waiting.
+pub fn parallel_termination() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Parallel Pod Management",
+        "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod.",
+    )
+}

@@ -52,6 +52,9 @@ pub struct Injected {
     pub rule: RuleId,
     /// What must be seen of it for the scenario to pass.
     pub must_fire: MustFire,
+    /// Whether it serves the controller a stale view (its status may then
+    /// report what its lagging view shows, for longer than any bound).
+    pub stale_view: bool,
 }
 
 /// Which of the controller's requests a fault is about.
@@ -193,6 +196,7 @@ pub fn inject(
     sc.faults.push(Injected {
         words: words.to_string(),
         rule: id,
+        stale_view: false,
         must_fire: if must_fire {
             MustFire::Acted
         } else {
@@ -276,6 +280,7 @@ pub fn stale_view(
         words: words.to_string(),
         rule: id,
         must_fire,
+        stale_view: true,
     });
     Ok(())
 }

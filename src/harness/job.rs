@@ -81,6 +81,10 @@ async fn cluster_facts(env: &Environment, given: &FeatureGates) -> ClusterFacts 
 /// Why a scenario the selection takes is reported as skipped on this
 /// target and cluster, or None when it runs.
 fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) -> Option<String> {
+    let explore = format!("@{}", crate::explore::plan::EXPLORE_TAG);
+    if p.tags.contains(&explore) {
+        return Some(crate::explore::plan::EXPLORE_SKIP.to_string());
+    }
     env.profile.skip_reason(&p.name, &p.tags, facts)
 }
 

@@ -285,6 +285,9 @@ pub async fn run_once<W: ScenarioWorld>(
                     };
                     // A fault step that matched nothing is an error, not a silent pass.
                     let untriggered = super::faults::check_all_triggered(&sc).err();
+                    // A status written from a view the scenario deliberately
+                    // staled is not judged by how fresh it is.
+                    let judge_status = !sc.faults.iter().any(|f| f.stale_view);
                     let violation = sc.last_violation.clone();
                     // A scenario that checks a declared behaviour deviation
                     // passes with it.
@@ -306,8 +309,13 @@ pub async fn run_once<W: ScenarioWorld>(
                     // everything: the artifacts show the objects as the
                     // scenario left them.
                     let timeline = recorder.stop().await;
+                    // What the controller reported must have been true,
+                    // whatever the scenario's own steps looked at.
+                    let lie = judge_status
+                        .then(|| super::checks::status_lies(&timeline))
+                        .flatten();
                     let scenario_failed = failed;
-                    let failed = failed || untriggered.is_some();
+                    let failed = failed || untriggered.is_some() || lie.is_some();
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {
                         let dir = dir.join("failed").join(artifacts_folder(&k.0, k.1, &k.2));
                         if let Err(err) = super::artifacts::write(&dir, &timeline) {
@@ -327,6 +335,7 @@ pub async fn run_once<W: ScenarioWorld>(
                     // The line printed when the scenario finishes says
                     // whether it passed only through a deviation.
                     results.with_scenario(&k, |s| s.deviations = deviations.clone());
+                    let violation = violation.or_else(|| lie.clone());
                     if let Ok(mut shelf) = shelf.lock() {
                         shelf.insert(
                             k,
@@ -340,6 +349,9 @@ pub async fn run_once<W: ScenarioWorld>(
                     // Reported by cucumber as a failed After hook, which fails the scenario.
                     if let Some(err) = untriggered.filter(|_| !scenario_failed) {
                         panic!("{err}");
+                    }
+                    if let Some(v) = lie.filter(|_| !scenario_failed) {
+                        panic!("{v}");
                     }
                 }
                 .boxed_local();

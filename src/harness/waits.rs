@@ -45,8 +45,50 @@ fn revision_of_current_generation(obj: &Value) -> Option<&str> {
     if observed < generation {
         return None;
     }
-    obj.pointer("/status/updateRevision")
-        .and_then(Value::as_str)
+    let reported = obj
+        .pointer("/status/updateRevision")
+        .and_then(Value::as_str)?;
+    // For apps/v1 the revision of a template is known (upstream's hash of
+    // the template and status.collisionCount), so the controller's word is
+    // checked rather than trusted: a controller that never makes the new
+    // revision never reports it.
+    match template_revision(obj) {
+        Some(expected) if expected != reported => None,
+        _ => Some(reported),
+    }
+}
+
+/// The ControllerRevision name upstream gives the set's current template
+/// (apps/v1 sets only; None for other kinds, whose naming may differ).
+pub fn template_revision(obj: &Value) -> Option<String> {
+    if obj.get("apiVersion").and_then(Value::as_str) != Some("apps/v1") {
+        return None;
+    }
+    let name = obj.pointer("/metadata/name").and_then(Value::as_str)?;
+    let collisions = obj
+        .pointer("/status/collisionCount")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(0);
+    let data = crate::controller::revision::revision_data(obj).ok()?;
+    Some(crate::controller::revision::revision_name(
+        name,
+        &crate::controller::revision::hash_revision(&data, collisions),
+    ))
+}
+
+/// Why a wait cannot judge a set yet: its status lags its spec, or reports
+/// an update revision that is not its template's.
+fn not_reported_in(set: &str, obj: &Value) -> String {
+    let reported = obj
+        .pointer("/status/updateRevision")
+        .and_then(Value::as_str);
+    match (template_revision(obj), reported) {
+        (Some(expected), Some(r)) if expected != r => format!(
+            "{set} status reports update revision {r}, but its current template's revision is {expected}"
+        ),
+        _ => not_reported(set),
+    }
 }
 
 /// Why a set is not rolled out in `state`, or None when it is: exactly `n`
@@ -61,7 +103,7 @@ pub fn rollout_gap_in(state: &State<'_>, set: &str, n: Option<usize>) -> Option<
         .unwrap_or(1) as usize;
     let n = n.unwrap_or(replicas);
     let Some(revision) = revision_of_current_generation(obj) else {
-        return Some(not_reported(set));
+        return Some(not_reported_in(set, obj));
     };
     let pods: Vec<_> = state.pods_of(set).collect();
     let lagging: Vec<String> = pods
@@ -144,6 +186,31 @@ async fn wait(
     }
 }
 
+/// Waits until the controller has observed the latest generation of every
+/// set in the scenario (`status.observedGeneration`), so that a window in
+/// which "nothing happens" starts only once the controller has seen the
+/// change it must not act on: a dead or slow controller cannot pass it.
+pub async fn controller_observed(sc: &mut Scenario, timeout: Duration) -> anyhow::Result<()> {
+    wait(sc, timeout, clauses::observed_generation(), |t| {
+        let state = state_before(t, t.next_seq());
+        state.sets.iter().find_map(|(set, e)| {
+            let obj = &e.object;
+            if obj.pointer("/metadata/deletionTimestamp").is_some() {
+                return None;
+            }
+            let generation = obj.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+            let observed = obj
+                .pointer("/status/observedGeneration")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            (observed < generation).then(|| {
+                format!("the controller has not yet observed generation {generation} of {set} (observedGeneration {observed})")
+            })
+        })
+    })
+    .await
+}
+
 /// Waits until the set's pods all run the update revision and are ready.
 pub async fn set_rolled_out(
     sc: &mut Scenario,
@@ -158,22 +225,36 @@ pub async fn set_rolled_out(
     .await
 }
 
-/// Waits until the set is rolled out and its status counts every replica as
-/// available (ready for minReadySeconds): the calm state a scenario starts from.
+/// Waits until the set is rolled out with every replica available (ready
+/// for minReadySeconds), judged from the pods the recorder saw, and then
+/// until the controller's status says so too: the calm state a scenario
+/// starts from. The pods decide whether the set is settled; the status is
+/// only waited for, so that the next step acts on a controller that has
+/// seen the same state.
 pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> anyhow::Result<()> {
     let set = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         rollout_gap(t, &set, None).or_else(|| {
-            let obj = latest_set(t, &set)?;
-            let replicas = obj
-                .pointer("/spec/replicas")
-                .and_then(Value::as_i64)
-                .unwrap_or(1);
+            let state = state_before(t, t.next_seq());
+            let obj = &state.sets.get(set.as_str())?.object;
+            let scope = state.scope_of(&crate::history::SetScope::new(&set, 1));
+            let unavailable = state.unavailable_names(&scope);
+            if !unavailable.is_empty() {
+                return Some(format!(
+                    "pods not yet available (ready for minReadySeconds): {}",
+                    unavailable.join(", ")
+                ));
+            }
             let available = obj
                 .pointer("/status/availableReplicas")
                 .and_then(Value::as_i64)
                 .unwrap_or(0);
-            (available != replicas).then(|| format!("{available} of {replicas} replicas available"))
+            (available != i64::from(scope.replicas)).then(|| {
+                format!(
+                    "every pod is available, but the controller's status reports {available} of {} available",
+                    scope.replicas
+                )
+            })
         })
     })
     .await

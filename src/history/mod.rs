@@ -8,16 +8,20 @@
 //!   order) and [`checks::Violation`];
 //! - [`rules`]: named StatefulSet properties built on the primitives, and
 //!   [`signals`]: conditions and events;
+//! - [`pacing`]: how a controller paces deletions and replacements, and
+//!   [`status_truth`]: whether what it reports was true;
 //! - [`fixture`]: a builder of hand-written timelines for tests.
 
 pub mod checks;
 pub mod fixture;
 pub mod lives;
 pub mod merge;
+pub mod pacing;
 pub mod recorder;
 mod render;
 pub mod rules;
 pub mod signals;
+pub mod status_truth;
 pub mod timeline;
 pub mod views;
 

@@ -70,6 +70,7 @@ pub fn created_after_predecessors_ready(
     for e in t.entries().iter().skip(skip) {
         if let (Kind::Pod, Change::Added) = (e.kind, e.change) {
             if let Some(o) = ordinal_of(&scope.set, &e.name) {
+                let scope = state.scope_of(scope);
                 let not_ready: Vec<String> = (scope.ordinal_start..o)
                     .filter(|p| scope.in_range(*p))
                     .filter(|p| {
@@ -119,12 +120,14 @@ pub fn at_most_unavailable(
         if e.kind != Kind::Pod && last.is_some_and(|n| n <= max) {
             return Ok(());
         }
-        let n = s.unavailable_in(scope);
+        // The spec in force at that moment decides what "the set" is.
+        let scope = s.scope_of(scope);
+        let n = s.unavailable_in(&scope);
         last = Some(n);
         if n <= max {
             return Ok(());
         }
-        let pods = s.unavailable_names(scope);
+        let pods = s.unavailable_names(&scope);
         Err(Breach::new(
             format!(
                 "{n} of {} pods unavailable (at most {max} allowed): {}",

@@ -139,7 +139,13 @@ impl PodNow<'_> {
 
     /// Ready, not terminating, and ready for at least `min_ready` at `at`.
     pub fn available(&self, at: Duration, min_ready: Duration) -> bool {
-        if !self.ready || self.terminating {
+        !self.terminating && self.ready_for(at, min_ready)
+    }
+
+    /// Ready for at least `min_ready` at `at`, terminating or not (how
+    /// upstream's `computeReplicaStatus` counts `availableReplicas`).
+    pub fn ready_for(&self, at: Duration, min_ready: Duration) -> bool {
+        if !self.ready {
             return false;
         }
         if self.ready_before_start {
@@ -324,6 +330,27 @@ impl<'t> State<'t> {
             Some(p) => Some(p),
             // Non-canonical spellings such as `web-01`.
             None => self.pods_of(set).find(|p| p.ordinal == Some(ordinal)),
+        }
+    }
+
+    /// The scope of `base.set` as the set's spec stands in this state
+    /// (replicas, `.spec.ordinals.start`, minReadySeconds), so a check over
+    /// the whole history judges each moment by the spec in force then;
+    /// `base` while the set has not been observed.
+    pub fn scope_of(&self, base: &SetScope) -> SetScope {
+        let Some(obj) = self.sets.get(base.set.as_str()).map(|e| &e.object) else {
+            return base.clone();
+        };
+        let int = |p: &str| obj.pointer(p).and_then(serde_json::Value::as_i64);
+        SetScope {
+            set: base.set.clone(),
+            replicas: int("/spec/replicas")
+                .and_then(|v| i32::try_from(v).ok())
+                .unwrap_or(base.replicas),
+            ordinal_start: int("/spec/ordinals/start")
+                .and_then(|v| i32::try_from(v).ok())
+                .unwrap_or(0),
+            min_ready: Duration::from_secs(int("/spec/minReadySeconds").unwrap_or(0).max(0) as u64),
         }
     }
 

@@ -1,0 +1,263 @@
+//! Is what a controller reports in a StatefulSet's status true of the pods?
+//!
+//! Every status the controller wrote is compared with the pods the recorder
+//! saw around it. A controller reports from its cache, which may lag a
+//! little, so a claim is true when the pods bore it out at some moment
+//! between the controller's previous status write (less a slack of
+//! [`SLACK`], and never more than [`MAX_LAG`] before this one) and this one. What is checked (upstream's
+//! `computeReplicaStatus` and completion rule):
+//! - `replicas`, `readyReplicas`, `availableReplicas`, `updatedReplicas`,
+//!   `currentReplicas` never claim more pods than existed with that quality;
+//! - `currentRevision` moves to the update revision only once the rollout
+//!   was complete (every replica existing, at the update revision, ready);
+//! - a `Progressing` condition that says a rollout is complete says so only
+//!   once it was.
+
+// `Violation` is the documented error of every checker.
+#![allow(clippy::result_large_err)]
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::checks::{Breach, Clause, Violation};
+use super::timeline::{Change, Kind, Timeline};
+use super::views::{SetScope, State};
+
+/// How far before the controller's previous status write its view may reach.
+pub const SLACK: Duration = Duration::from_secs(3);
+/// How old a view a status may be written from at most (a controller that
+/// sees its cache lag its own writes turns to consistent reads within 5 s).
+pub const MAX_LAG: Duration = Duration::from_secs(10);
+
+/// The `Progressing` reasons that report a finished rollout, and whether
+/// they promise readiness too: KEP-3541's `RecreateComplete` ("phase
+/// Complete": every replica exists at the update revision), upstream
+/// v1.37's `RecreateCompleted` ("all pods have been recreated with the
+/// update revision and are ready", PR #137187), and the bundled
+/// controller's own for the other strategies (updated and ready).
+const COMPLETE_REASONS: [(&str, bool); 4] = [
+    ("RecreateComplete", false),
+    ("RecreateCompleted", true),
+    ("RollingUpdateComplete", true),
+    ("OnDeleteComplete", true),
+];
+
+/// What the pods were at one moment, for one status.
+#[derive(Clone, Copy, Debug, Default)]
+struct Truth {
+    replicas: i64,
+    ready: i64,
+    available: i64,
+    updated: i64,
+    current: i64,
+    complete: bool,
+    created: bool,
+}
+
+fn truth(state: &State<'_>, base: &SetScope, status: &Value) -> Truth {
+    let scope = state.scope_of(base);
+    let update = status.get("updateRevision").and_then(Value::as_str);
+    let current = status.get("currentRevision").and_then(Value::as_str);
+    let mut t = Truth::default();
+    for p in state.pods_of(&scope.set) {
+        t.replicas += 1;
+        if p.ready {
+            t.ready += 1;
+            if p.ready_for(state.at, scope.min_ready) {
+                t.available += 1;
+            }
+        }
+        if !p.terminating {
+            if update.is_some() && p.revision == update {
+                t.updated += 1;
+            }
+            if current.is_some() && p.revision == current {
+                t.current += 1;
+            }
+        }
+    }
+    let want = i64::from(scope.replicas);
+    t.complete = update.is_some() && t.updated == want && t.ready == want && t.replicas == want;
+    t.created = update.is_some() && t.updated == want;
+    t
+}
+
+fn int(status: &Value, key: &str) -> i64 {
+    status.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// The completion a status's `Progressing` condition claims: None, or
+/// whether it promises readiness.
+fn claims_completion(status: &Value) -> Option<bool> {
+    status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("Progressing"))
+        .find_map(|c| {
+            let reason = c.get("reason").and_then(Value::as_str)?;
+            COMPLETE_REASONS
+                .iter()
+                .find(|(r, _)| *r == reason)
+                .map(|(_, ready)| *ready)
+        })
+}
+
+/// Every status of `set` in `t` was true of the pods when it was written.
+pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), Violation> {
+    let base = SetScope::new(set, 1);
+    let mut state = State::of(t);
+    // (time, state snapshot facts) are recomputed per status: keep the
+    // moments since the window opened.
+    let mut moments: Vec<(Duration, State<'_>)> = Vec::new();
+    let mut previous_status: Option<&Value> = None;
+    let mut previous_write_at = Duration::ZERO;
+    // The update revision whose rollout was seen complete.
+    let mut completed_revision: Option<&Value> = None;
+    for e in t.entries() {
+        state.apply(e);
+        moments.push((e.at, state.clone()));
+        if e.kind != Kind::StatefulSet || e.name != set || e.change == Change::Deleted {
+            continue;
+        }
+        let Some(status) = e.object.get("status") else {
+            continue;
+        };
+        if previous_status == Some(status) {
+            continue;
+        }
+        let opened = previous_write_at
+            .saturating_sub(SLACK)
+            .max(e.at.saturating_sub(MAX_LAG));
+        moments.retain(|(at, _)| *at >= opened);
+        let truths: Vec<Truth> = moments
+            .iter()
+            .map(|(_, s)| truth(s, &base, status))
+            .collect();
+        let best = |f: fn(&Truth) -> i64| truths.iter().map(f).max().unwrap_or(0);
+        let mut lies = Vec::new();
+        for (key, f) in [
+            ("replicas", (|t: &Truth| t.replicas) as fn(&Truth) -> i64),
+            ("readyReplicas", |t: &Truth| t.ready),
+            ("availableReplicas", |t: &Truth| t.available),
+            ("updatedReplicas", |t: &Truth| t.updated),
+            ("currentReplicas", |t: &Truth| t.current),
+        ] {
+            let claimed = int(status, key);
+            let seen = best(f);
+            if claimed > seen {
+                lies.push(format!(
+                    "{key}: {claimed} (at most {seen} such pods existed)"
+                ));
+            }
+        }
+        let previously_completed =
+            completed_revision.is_some() && completed_revision == status.get("updateRevision");
+        let completed = truths.iter().any(|t| t.complete);
+        let update = status.get("updateRevision").and_then(Value::as_str);
+        let current = status.get("currentRevision").and_then(Value::as_str);
+        // A move from one current revision to another (the first revision
+        // of a new set is current from the start, as upstream makes it).
+        let before = previous_status.and_then(|p| p.get("currentRevision").and_then(Value::as_str));
+        let promoted =
+            update.is_some() && current == update && before.is_some() && before != current;
+        if promoted && !completed && !previously_completed {
+            lies.push(format!(
+                "currentRevision moved to {} before every replica ran it and was ready",
+                current.unwrap_or_default()
+            ));
+        }
+        if let Some(ready) = claims_completion(status) {
+            let held = if ready {
+                completed || previously_completed
+            } else {
+                truths.iter().any(|t| t.created) || previously_completed
+            };
+            let new_claim = previous_status.and_then(claims_completion).is_none()
+                || previous_status.and_then(|p| p.get("updateRevision"))
+                    != status.get("updateRevision");
+            if new_claim && !held {
+                lies.push("Progressing reported the rollout complete before it was".to_string());
+            }
+        }
+        if !lies.is_empty() {
+            return Err(Violation::at_entry(
+                t,
+                clause,
+                e.seq,
+                Breach::new(
+                    format!(
+                        "the status of {set} claimed what its pods never showed: {}",
+                        lies.join("; ")
+                    ),
+                    vec![],
+                ),
+            ));
+        }
+        // A completion seen once stays true for later writes of the same
+        // revision (a controller may report it late).
+        if completed {
+            completed_revision = status.get("updateRevision");
+        }
+        previous_status = Some(status);
+        previous_write_at = e.at;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::fixture::TimelineBuilder;
+    use serde_json::json;
+
+    fn set_spec(b: &mut TimelineBuilder, replicas: i64, status: Value) {
+        b.set_status("web", status);
+        let _ = replicas;
+    }
+
+    #[test]
+    fn a_true_status_passes_and_an_invented_count_fails() {
+        let mut b = TimelineBuilder::new();
+        b.ready_set("web", 2, "r1");
+        set_spec(
+            &mut b,
+            2,
+            json!({"replicas": 2, "readyReplicas": 2, "updateRevision": "r1", "currentRevision": "r1", "updatedReplicas": 2, "currentReplicas": 2}),
+        );
+        assert!(status_truthful(b.timeline(), &Clause::from("t"), "web").is_ok());
+        b.at(10.0).unready("web-1");
+        b.at(20.0);
+        set_spec(
+            &mut b,
+            2,
+            json!({"replicas": 2, "readyReplicas": 2, "updateRevision": "r1", "currentRevision": "r1", "updatedReplicas": 2, "currentReplicas": 2, "observedGeneration": 2}),
+        );
+        let v = status_truthful(b.timeline(), &Clause::from("t"), "web").unwrap_err();
+        assert!(v.message.contains("readyReplicas: 2 (at most 1"), "{v}");
+    }
+
+    #[test]
+    fn promoting_the_current_revision_before_the_rollout_completes_fails() {
+        let mut b = TimelineBuilder::new();
+        b.ready_set("web", 2, "r1");
+        set_spec(
+            &mut b,
+            2,
+            json!({"replicas": 2, "readyReplicas": 2, "updateRevision": "r1", "currentRevision": "r1"}),
+        );
+        b.at(10.0).delete_pod("web-1").create_pod("web-1", "r2");
+        set_spec(
+            &mut b,
+            2,
+            json!({"replicas": 2, "readyReplicas": 1, "updateRevision": "r2", "currentRevision": "r2", "updatedReplicas": 1}),
+        );
+        let v = status_truthful(b.timeline(), &Clause::from("t"), "web").unwrap_err();
+        assert!(
+            v.message.contains("currentRevision moved to r2 before"),
+            "{v}"
+        );
+    }
+}
