@@ -37,6 +37,26 @@ async fn restart_after_object(
     faults::restart_after(w.sc()?, &words, &target, Selection::Nth(1)).await
 }
 
+#[given(
+    expr = "every time the controller {word} {word} {string}, the request fails with code {int}"
+)]
+#[when(
+    expr = "every time the controller {word} {word} {string}, the request fails with code {int}"
+)]
+async fn fail_every_object(
+    w: &mut KepWorld,
+    verb: String,
+    kind: String,
+    name: String,
+    code: u16,
+) -> anyhow::Result<()> {
+    let target = Target::object(&verb, &kind, &name).map_err(input)?;
+    let words = format!(
+        "every time the controller {verb} {kind} {name:?}, the request fails with code {code}"
+    );
+    faults::fail(w.sc()?, &words, &target, Selection::Every, code)
+}
+
 #[given(expr = "the controller restarts right after its {word} status write")]
 #[when(expr = "the controller restarts right after its {word} status write")]
 async fn restart_after_status(w: &mut KepWorld, nth: String) -> anyhow::Result<()> {

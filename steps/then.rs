@@ -360,3 +360,53 @@ async fn set_field_unset(w: &mut KepWorld, set: String, pointer: String) -> anyh
 async fn no_warnings(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::no_warning_events(w.sc()?, &set).await
 }
+
+#[then(expr = "no ControllerRevision of {string} was created since the first change")]
+async fn no_revision_created(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::no_revision_created(w.sc()?, &set).await
+}
+
+#[then(expr = "no pod of {string} was terminated out of order")]
+async fn terminated_in_order(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::terminated_in_order(w.sc()?, &set).await
+}
+
+#[then(expr = "a pod of {string} was deleted while an earlier replacement was still unavailable")]
+async fn budget_refilled(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::budget_refilled(w.sc()?, &set).await
+}
+
+#[then(expr = "pods {names} were each gone before the next one was deleted")]
+async fn one_after_another(w: &mut KepWorld, names: Names) -> anyhow::Result<()> {
+    checks::deleted_one_after_another(w.sc()?, &names.0).await
+}
+
+#[then(expr = "pods of {string} were deleted without waiting for each other")]
+async fn deleted_concurrently(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::deleted_concurrently(w.sc()?, &set).await
+}
+
+#[then(expr = "every PersistentVolumeClaim of {string} kept its volume")]
+async fn claims_kept_volume(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::claims_kept_volume(w.sc()?, &set).await
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} of {string} is not ready and the controller has seen it"
+)]
+async fn unready_seen(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {
+    waits::pod_unready_seen(w.sc()?, &set, &pod, secs(n)).await
+}
+
+#[then(
+    expr = "within {int} seconds the status of {string} reports {int} replica(s), {int} of them ready"
+)]
+async fn status_reports(
+    w: &mut KepWorld,
+    n: u64,
+    set: String,
+    replicas: i64,
+    ready: i64,
+) -> anyhow::Result<()> {
+    waits::status_reports(w.sc()?, &set, replicas, ready, secs(n)).await
+}

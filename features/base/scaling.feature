@@ -27,6 +27,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     When "web" is scaled to 1 replica
     Then within 60 seconds all 1 pods of "web" run the update revision and are ready
     And pods were deleted in the order web-3, web-2, web-1
+    And pods web-3, web-2, web-1 were each gone before the next one was deleted
 
   Scenario: OrderedReady scale-down waits while a predecessor is not ready
     Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
@@ -37,6 +38,13 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Then for 3 seconds no pod of "web" is created or deleted
     When pod "web-0" is made ready
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+
+  Scenario: Parallel scales down without waiting
+    Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and termination taking "2" seconds
+    And all pods of "web" are running and ready
+    When "web" is scaled to 1 replica
+    Then within 60 seconds all 1 pods of "web" run the update revision and are ready
+    And pods of "web" were deleted without waiting for each other
 
   Scenario: Parallel creates without waiting for readiness
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and readiness held by the readiness gate

@@ -23,9 +23,11 @@ Feature: Rollouts complete when a node goes NotReady with its pods
     And every PersistentVolumeClaim of "web" kept its uid
 
   @kep-961 @gate-MaxUnavailableStatefulSet
-  Scenario: maxUnavailable 2 while the node of web-0 is NotReady for 2 seconds
+  Scenario: maxUnavailable 2 while the node of web-0 is NotReady for 5 seconds
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready
-    When the node of pod "web-0" goes NotReady for 2 seconds
-    And the environment variable "VERSION" of "web" is set to "2"
+    When the node of pod "web-0" goes NotReady for 5 seconds
+    Then within 10 seconds pod "web-0" of "web" is not ready and the controller has seen it
+    When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 2 pods of "web" unavailable

@@ -4,7 +4,13 @@ Feature: Rollouts converge when the controller's writes fail
   resourceVersion, 500 and 503 from a struggling apiserver, 429 when
   throttled. A controller retries from what it observes; KEP-3541 and KEP-961
   rollouts still converge and keep their guarantees. The failures are chosen
-  deterministically (a seeded fifth of the controller's writes).
+  deterministically (a seeded fifth of the controller's writes). And
+  "Upstream writes StatefulSet status even when an action of the sync failed"
+  (the fix of kubernetes/kubernetes#108837, pinned by the integration test
+  TestStatefulSetStatusWithPodFail), so the status keeps counting what exists
+  while a write keeps failing.
+
+  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream writes StatefulSet status even when an action of the sync failed"
 
   @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario Outline: Recreate converges with 20% of the controller's writes failing with <code>
@@ -46,4 +52,13 @@ Feature: Rollouts converge when the controller's writes fail
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And at no moment were more than 1 pod of "web" unavailable
+    And every injected fault was triggered
+
+  @base
+  Scenario: the status counts the pods that exist while creating the next one keeps failing
+    A controller that returns before writing status leaves readers, kubectl
+    and the KEP's conditions with a stale count.
+    Given every time the controller creates pod "web-2", the request fails with code 500
+    When a StatefulSet "web" with 3 replicas is submitted
+    Then within 30 seconds the status of "web" reports 2 replicas, 2 of them ready
     And every injected fault was triggered

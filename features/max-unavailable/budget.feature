@@ -39,14 +39,19 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
     And at no moment were more than 2 pods of "web" unavailable
     And at some moment 2 pods of "web" were unavailable at once
     And pods were deleted in the order web-4, web-3, web-2, web-1, web-0
+    And no pod of "web" was terminated out of order
 
   Scenario: Parallel uses the budget continuously and never exceeds it
-    Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel" and max unavailable "3"
-    And all pods of "web" are running and ready
-    When the environment variable "VERSION" of "web" is set to "2"
+    Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel", max unavailable "3" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2, web-3, web-4 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 5 pods of "web" run the update revision and are ready
+    When the checks that follow look only at what happens from here on
+    And the environment variable "VERSION" of "web" is set to "2"
+    And pods web-4, web-3, web-2, web-1, web-0 are made ready in turn as they appear at the update revision
     Then within 60 seconds all 5 pods of "web" run the update revision and are ready
     And at no moment were more than 3 pods of "web" unavailable
     And at some moment 3 pods of "web" were unavailable at once
+    And a pod of "web" was deleted while an earlier replacement was still unavailable
 
   Scenario Outline: a percentage of <replicas> replicas rounds down to <budget>, with a floor of 1
     Given a StatefulSet "web" with <replicas> replicas, pod management policy "Parallel" and max unavailable "<percent>"

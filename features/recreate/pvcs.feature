@@ -19,6 +19,7 @@ Feature: Recreate keeps every PersistentVolumeClaim
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And every PersistentVolumeClaim of "web" kept its uid
+    And every PersistentVolumeClaim of "web" kept its volume
     And no pod of the update revision was created while a pod of another revision existed
 
     Examples:

@@ -23,8 +23,11 @@ Feature: What starts a Recreate
     And all pods of "web" are running and ready
 
   Scenario: changing only the strategy type starts no rollout
-    When the update strategy of "web" is changed to "Recreate"
+    When the update revision of "web" is remembered as "before"
+    And the update strategy of "web" is changed to "Recreate"
     Then for 3 seconds no pod of "web" is created or deleted
+    And the update revision of "web" is the one remembered as "before"
+    And no ControllerRevision of "web" was created since the first change
 
   Scenario: kubectl rollout restart starts a Recreate
     When the update strategy of "web" is changed to "Recreate"

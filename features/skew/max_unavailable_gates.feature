@@ -52,3 +52,4 @@ Feature: maxUnavailable when a component has the gate off
     Then the StatefulSet "web" has "/spec/updateStrategy/rollingUpdate/maxUnavailable" set to "3"
     And within 60 seconds all 4 pods of "web" run the update revision and are ready
     And at no moment were more than 3 pods of "web" unavailable
+    And at some moment 3 pods of "web" were unavailable at once

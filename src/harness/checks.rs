@@ -48,14 +48,12 @@ pub async fn no_mixed_revisions(sc: &mut Scenario) -> anyhow::Result<()> {
         anyhow::bail!("the scenario created no StatefulSet; nothing to check");
     }
     for set in sets {
-        let revision = update_revision(&t, &set).map(str::to_string);
-        let result = rules::no_mixed_revisions(
-            &t,
-            &clauses::recreate_no_mixing(),
-            0,
-            &set,
-            revision.as_deref(),
-        );
+        // Every creation since the first change (or the scenario's later
+        // mark) counts, whatever its revision: a rollback mid-Recreate must
+        // not mix either.
+        let from = sc.baseline(&t);
+        let result =
+            rules::no_mixed_revisions(&t, &clauses::recreate_no_mixing(), from, &set, None);
         keep(sc, result)?;
     }
     Ok(())
@@ -721,6 +719,139 @@ pub async fn no_warning_events(sc: &mut Scenario, set: &str) -> anyhow::Result<(
             let message = o.get("message").and_then(Value::as_str).unwrap_or("");
             Breach::new(format!("Warning {reason}: {message}"), vec![])
         })
+    });
+    keep(sc, result)
+}
+
+/// No ControllerRevision of the set was created since the first change
+/// (only a template change makes one).
+pub async fn no_revision_created(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let prefix = format!("{set}-");
+    let result = crate::history::checks::never(
+        &t,
+        &clauses::no_rollout_without_template_change(),
+        from,
+        |_, e| {
+            (e.kind == Kind::ControllerRevision
+                && e.change == Change::Added
+                && e.name.starts_with(&prefix))
+            .then(|| Breach::new(format!("ControllerRevision {} was created", e.name), vec![]))
+        },
+    );
+    keep(sc, result)
+}
+
+/// KEP-961 with OrderedReady: no pod of the set terminated out of order
+/// during the rollout to the current update revision.
+pub async fn terminated_in_order(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let Some(revision) = update_revision(&t, set).map(str::to_string) else {
+        anyhow::bail!("{set} does not report the update revision of its current generation");
+    };
+    let scope = scope_of(&t, set);
+    keep(
+        sc,
+        crate::history::pacing::terminated_in_order(
+            &t,
+            &clauses::max_unavailable(),
+            sc.baseline(&t),
+            &scope,
+            &revision,
+        ),
+    )
+}
+
+/// KEP-961 with Parallel: the budget was refilled before the earlier
+/// replacements were all available.
+pub async fn budget_refilled(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let Some(revision) = update_revision(&t, set).map(str::to_string) else {
+        anyhow::bail!("{set} does not report the update revision of its current generation");
+    };
+    let scope = scope_of(&t, set);
+    keep(
+        sc,
+        crate::history::pacing::budget_refilled_continuously(
+            &t,
+            &clauses::max_unavailable(),
+            sc.baseline(&t),
+            &scope,
+            &revision,
+        ),
+    )
+}
+
+/// OrderedReady: each of `names` was gone before the next one was deleted.
+pub async fn deleted_one_after_another(sc: &mut Scenario, names: &[String]) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    keep(
+        sc,
+        crate::history::pacing::deleted_one_after_another(
+            &t,
+            &clauses::ordered_termination(),
+            sc.baseline(&t),
+            &refs,
+        ),
+    )
+}
+
+/// Parallel: some two pods of the set were terminating at once.
+pub async fn deleted_concurrently(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    keep(
+        sc,
+        crate::history::pacing::deleted_concurrently(
+            &t,
+            &clauses::parallel_termination(),
+            sc.baseline(&t),
+            set,
+        ),
+    )
+}
+
+/// Every claim of the set that was bound before the first change stayed
+/// bound to the same volume.
+pub async fn claims_kept_volume(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let before: Vec<(String, String)> = state_before(&t, from)
+        .claims
+        .iter()
+        .filter(|(n, _)| rules::is_claim_of(set, n))
+        .filter_map(|(n, e)| {
+            Some((
+                n.to_string(),
+                e.object.pointer("/spec/volumeName")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    if before.is_empty() {
+        anyhow::bail!(
+            "{set} had no bound PersistentVolumeClaims before the first change; nothing to check"
+        );
+    }
+    let result = crate::history::checks::never(&t, &clauses::pvc_preservation(), from, |_, e| {
+        if e.kind != Kind::PersistentVolumeClaim {
+            return None;
+        }
+        let (_, volume) = before.iter().find(|(n, _)| *n == e.name)?;
+        let now = e.object.pointer("/spec/volumeName").and_then(Value::as_str);
+        let phase = e.object.pointer("/status/phase").and_then(Value::as_str);
+        (e.change == Change::Deleted || now != Some(volume.as_str()) || phase != Some("Bound"))
+            .then(|| {
+                Breach::new(
+                    format!(
+                        "claim {} left volume {volume} (now {}, phase {})",
+                        e.name,
+                        now.unwrap_or("none"),
+                        phase.unwrap_or("none")
+                    ),
+                    vec![],
+                )
+            })
     });
     keep(sc, result)
 }

@@ -134,8 +134,7 @@ fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_r
     // File order, then line, then round.
     run.features.sort_by(|a, b| a.path.cmp(&b.path));
     for f in &mut run.features {
-        f.scenarios
-            .sort_by(|a, b| (a.line, a.round).cmp(&(b.line, b.round)));
+        f.scenarios.sort_by_key(|s| (s.line, s.round));
     }
 }
 

@@ -81,18 +81,15 @@ pub struct Scenario {
 /// The paths of the scalar leaves of `sent` that `stored` lacks (arrays are
 /// compared as wholes: present or not).
 fn missing_leaves(sent: &Value, stored: &Value, at: &str, out: &mut Vec<String>) {
-    match sent {
-        Value::Object(m) => {
-            for (k, v) in m {
-                let path = format!("{at}.{k}");
-                match stored.get(k) {
-                    Some(s) if !s.is_null() => missing_leaves(v, s, &path, out),
-                    _ if v.is_null() => {}
-                    _ => out.push(path),
-                }
+    if let Value::Object(m) = sent {
+        for (k, v) in m {
+            let path = format!("{at}.{k}");
+            match stored.get(k) {
+                Some(s) if !s.is_null() => missing_leaves(v, s, &path, out),
+                _ if v.is_null() => {}
+                _ => out.push(path),
             }
         }
-        _ => {}
     }
 }
 
@@ -295,7 +292,7 @@ impl Scenario {
             &mut missing,
         );
         let gate_drop = "spec.updateStrategy.rollingUpdate.maxUnavailable";
-        missing.retain(|p| !(p == gate_drop && !self.apiserver_gates.max_unavailable_statefulset));
+        missing.retain(|p| p != gate_drop || self.apiserver_gates.max_unavailable_statefulset);
         if missing.is_empty() {
             return Ok(());
         }

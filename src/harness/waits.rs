@@ -627,3 +627,71 @@ pub async fn status_counts_ready(
     })
     .await
 }
+
+/// Waits until pod `pod` of the set is not ready (as the recorder saw it)
+/// and the controller's status no longer counts it ready: a change the
+/// next step relies on the controller having seen.
+pub async fn pod_unready_seen(
+    sc: &mut Scenario,
+    set: &str,
+    pod: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (set, pod) = (set.to_string(), pod.to_string());
+    wait(sc, timeout, clauses::pod_state(), move |t| {
+        let state = state_before(t, t.next_seq());
+        match state.pods.get(pod.as_str()) {
+            None => return Some(format!("pod {pod} does not exist")),
+            Some(p) if p.ready => return Some(format!("pod {pod} is still ready")),
+            Some(_) => {}
+        }
+        let ready = state.pods_of(&set).filter(|p| p.ready).count() as i64;
+        let reported = state
+            .sets
+            .get(set.as_str())
+            .and_then(|e| e.object.pointer("/status/readyReplicas"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        (reported > ready).then(|| {
+            format!("pod {pod} is not ready, but the controller's status still reports {reported} ready replicas ({ready} are)")
+        })
+    })
+    .await
+}
+
+/// Waits until the set's status reports `replicas` replicas of which
+/// `ready` are ready, and the pods agree: what a controller whose last
+/// action failed must still record (upstream issue #108837).
+pub async fn status_reports(
+    sc: &mut Scenario,
+    set: &str,
+    replicas: i64,
+    ready: i64,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::status_truth(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let pods: Vec<_> = state.pods_of(&set).filter(|p| !p.terminating).collect();
+        let pods_ready = pods.iter().filter(|p| p.ready).count() as i64;
+        if pods.len() as i64 != replicas || pods_ready != ready {
+            return Some(format!(
+                "{} pods of {set} exist and {pods_ready} are ready",
+                pods.len()
+            ));
+        }
+        let obj = state.sets.get(set.as_str()).map(|e| &e.object);
+        let field = |f: &str| {
+            obj.and_then(|o| o.pointer(&format!("/status/{f}")))
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        };
+        let (r, rr) = (field("replicas"), field("readyReplicas"));
+        (r != replicas || rr != ready).then(|| {
+            format!(
+                "{set} reports {r} replicas and {rr} ready replicas; {replicas} and {ready} exist"
+            )
+        })
+    })
+    .await
+}

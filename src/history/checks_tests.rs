@@ -455,3 +455,25 @@ fn observed_generation_going_back_is_caught() {
         "{v}"
     );
 }
+
+/// A second change during a Recreate: pods of the intermediate revision "b"
+/// are created while "a" is still terminating, then replaced by "c". Looking
+/// only at creations of the final revision ("c") misses the first transition;
+/// every creation is checked now.
+#[test]
+fn mixing_at_an_intermediate_revision_is_caught() {
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 2, "a");
+    let start = b.timeline().next_seq();
+    b.at(1.0).terminate("web-0").terminate("web-1");
+    b.at(1.5).delete_pod("web-0");
+    let culprit = b.timeline().next_seq();
+    b.at(2.0).create_pod("web-0", "b");
+    b.at(2.5).delete_pod("web-1");
+    b.at(3.0).terminate("web-0").at(3.5).delete_pod("web-0");
+    b.at(4.0).create_pod("web-0", "c").create_pod("web-1", "c");
+    let t = b.build();
+    assert!(no_mixed_revisions(&t, &clause(), start, "web", Some("c")).is_ok());
+    let v = no_mixed_revisions(&t, &clause(), start, "web", None).unwrap_err();
+    assert_eq!(v.seq, culprit);
+}

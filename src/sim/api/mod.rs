@@ -175,7 +175,20 @@ async fn handle(State(state): State<ApiState>, req: http::Request<Body>) -> Resp
     if !public && !by_prefix && !authorized(&parts.headers, &state.token) {
         return error_response(&ApiError::unauthorized());
     }
-    let record = record_for(&parts.method, &parts.uri, &parts.headers, &route, &params);
+    let mut record = record_for(&parts.method, &parts.uri, &parts.headers, &route, &params);
+    // A create names its object in the body, not the path: read it first so
+    // that rules naming the object ("every time the controller creates pod
+    // web-2") can match, as admission would see it.
+    let body = if record.verb == "create" && record.name.is_empty() {
+        let bytes = match read_body(&parts.headers, body).await {
+            Ok(b) => b,
+            Err(e) => return error_response(&e),
+        };
+        record.name = created_name(&bytes).unwrap_or_default();
+        Body::from(bytes)
+    } else {
+        body
+    };
     let decision = state.faults.on_request(record);
     if !decision.delay.is_zero() {
         tokio::time::sleep(decision.delay).await;
@@ -378,6 +391,14 @@ impl Req<'_> {
             .map(|s| s.split(';').next().unwrap_or("").trim().to_lowercase())
             .unwrap_or_default()
     }
+}
+
+/// `metadata.name` of a JSON or YAML create body, if it has one.
+fn created_name(bytes: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(bytes)
+        .ok()
+        .or_else(|| serde_yaml_ng::from_slice(bytes).ok())?;
+    v.pointer("/metadata/name")?.as_str().map(str::to_string)
 }
 
 /// Reads the whole body, enforcing the size limit. An oversized body is

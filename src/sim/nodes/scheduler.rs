@@ -15,6 +15,11 @@ pub struct Resources {
     pub memory: i128,
     /// Pods.
     pub pods: i128,
+    /// CPU and memory as scoring counts them: a container that requests
+    /// none counts 100m CPU and 200 MiB (upstream's
+    /// `schedutil.DefaultMilliCPURequest` / `DefaultMemoryRequest`), so pods
+    /// without requests still spread over nodes.
+    pub score: (i128, i128),
 }
 
 impl std::ops::Add for Resources {
@@ -24,6 +29,7 @@ impl std::ops::Add for Resources {
             cpu: self.cpu + o.cpu,
             memory: self.memory + o.memory,
             pods: self.pods + o.pods,
+            score: (self.score.0 + o.score.0, self.score.1 + o.score.1),
         }
     }
 }
@@ -59,6 +65,7 @@ impl NodeInfo {
                 cpu: get("cpu"),
                 memory: get("memory"),
                 pods: get("pods") / 1000,
+                score: (get("cpu"), get("memory")),
             },
             labels: node.metadata.labels.clone().unwrap_or_default(),
             unschedulable: node
@@ -82,12 +89,26 @@ fn container_requests(c: &k8s_openapi::api::core::v1::Container) -> Resources {
             .and_then(|q| milli_of(&serde_json::Value::String(q.0.clone())))
             .unwrap_or(0)
     };
+    let (cpu, memory) = (get("cpu"), get("memory"));
     Resources {
-        cpu: get("cpu"),
-        memory: get("memory"),
+        cpu,
+        memory,
         pods: 0,
+        score: (
+            if cpu == 0 { DEFAULT_MILLI_CPU } else { cpu },
+            if memory == 0 {
+                DEFAULT_MEMORY_MILLI_BYTES
+            } else {
+                memory
+            },
+        ),
     }
 }
+
+/// 100m CPU (k8s.io/kubernetes/pkg/scheduler/util/pod_resources.go).
+const DEFAULT_MILLI_CPU: i128 = 100;
+/// 200 MiB, in milli-bytes as quantities are kept here.
+const DEFAULT_MEMORY_MILLI_BYTES: i128 = 200 * 1024 * 1024 * 1000;
 
 /// The pod's effective request: the larger of the sum over containers and
 /// the largest init container, plus overhead, plus one pod slot.
@@ -95,6 +116,7 @@ pub fn pod_requests(pod: &Pod) -> Resources {
     let Some(spec) = pod.spec.as_ref() else {
         return Resources {
             pods: 1,
+            score: (DEFAULT_MILLI_CPU, DEFAULT_MEMORY_MILLI_BYTES),
             ..Default::default()
         };
     };
@@ -112,6 +134,7 @@ pub fn pod_requests(pod: &Pod) -> Resources {
             cpu: a.cpu.max(b.cpu),
             memory: a.memory.max(b.memory),
             pods: 0,
+            score: (a.score.0.max(b.score.0), a.score.1.max(b.score.1)),
         });
     let overhead = spec.overhead.as_ref().map_or(Resources::default(), |o| {
         let get = |k: &str| {
@@ -119,16 +142,22 @@ pub fn pod_requests(pod: &Pod) -> Resources {
                 .and_then(|q| quantity::parse_milli(&q.0))
                 .unwrap_or(0)
         };
+        let (cpu, memory) = (get("cpu"), get("memory"));
         Resources {
-            cpu: get("cpu"),
-            memory: get("memory"),
+            cpu,
+            memory,
             pods: 0,
+            score: (cpu, memory),
         }
     });
     Resources {
         cpu: sum.cpu.max(init.cpu) + overhead.cpu,
         memory: sum.memory.max(init.memory) + overhead.memory,
         pods: 1,
+        score: (
+            sum.score.0.max(init.score.0) + overhead.score.0,
+            sum.score.1.max(init.score.1) + overhead.score.1,
+        ),
     }
 }
 
@@ -232,8 +261,8 @@ pub fn place(
                     0
                 }
             };
-            let score =
-                share(u.cpu + request.cpu, a.cpu) + share(u.memory + request.memory, a.memory);
+            let score = share(u.score.0 + request.score.0, a.cpu)
+                + share(u.score.1 + request.score.1, a.memory);
             if best.is_none_or(|(s, n)| score > s || (score == s && node.name < n.name)) {
                 best = Some((score, node));
             }

@@ -12,6 +12,7 @@ fn node(name: &str, cpu: i128) -> NodeInfo {
             cpu,
             memory: 8 * (1 << 30) * 1000,
             pods: 110,
+            score: (cpu, 8 * (1 << 30) * 1000),
         },
         labels: BTreeMap::from([("kubernetes.io/hostname".to_string(), name.to_string())]),
         unschedulable: false,
@@ -46,12 +47,14 @@ fn picks_the_least_allocated_node() {
             cpu: 1000,
             memory: 0,
             pods: 1,
+            score: (1000, 0),
         },
     );
     let req = Resources {
         cpu: 100,
         memory: 0,
         pods: 1,
+        score: (100, 0),
     };
     assert_eq!(
         place(&req, &BTreeMap::new(), &nodes, &used).unwrap(),
@@ -64,12 +67,28 @@ fn picks_the_least_allocated_node() {
 }
 
 #[test]
+fn pods_without_requests_spread_over_nodes() {
+    // Scoring counts 100m CPU and 200 MiB for a container that requests
+    // nothing, so a second such pod goes to the other node.
+    let nodes = vec![node("kind-worker", 4000), node("kind-worker2", 4000)];
+    let bare = pod(json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]}}));
+    let req = pod_requests(&bare);
+    let mut used = BTreeMap::new();
+    used.insert("kind-worker".to_string(), req);
+    assert_eq!(
+        place(&req, &BTreeMap::new(), &nodes, &used).unwrap(),
+        "kind-worker2"
+    );
+}
+
+#[test]
 fn unschedulable_messages_like_upstream() {
     let nodes = vec![node("a", 4000), node("b", 4000), node("c", 4000)];
     let req = Resources {
         cpu: 64_000,
         memory: 0,
         pods: 1,
+        score: (64_000, 0),
     };
     assert_eq!(
         place(&req, &BTreeMap::new(), &nodes, &BTreeMap::new()).unwrap_err(),
@@ -80,6 +99,7 @@ fn unschedulable_messages_like_upstream() {
         cpu: 5000,
         memory: 16 * (1 << 30) * 1000,
         pods: 1,
+        score: (5000, 16 * (1 << 30) * 1000),
     };
     assert_eq!(
         place(&req, &selector, &nodes, &BTreeMap::new()).unwrap_err(),
@@ -93,6 +113,7 @@ fn unschedulable_messages_like_upstream() {
                 cpu: 0,
                 memory: 0,
                 pods: 110,
+                score: (0, 0),
             },
         );
     }
