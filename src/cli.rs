@@ -197,8 +197,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub node_image: Option<String>,
     /// The Kubernetes version the embedded cluster plays (default v1.37.0):
-    /// what `/version` answers and which feature gates exist, with their
-    /// defaults. A real cluster reports its own version.
+    /// what `/version` answers and which feature gates exist (each one the
+    /// release has is on unless `--feature-gates` turns it off). A real
+    /// cluster reports its own version.
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub kube_version: Option<crate::target::Version>,
     /// Feature gates, `A=true,B=false`. Embedded cluster: the apiserver's
@@ -229,8 +230,9 @@ fn parse_version(text: &str) -> Result<crate::target::Version, String> {
 #[derive(Clone, Debug, Args)]
 pub struct ClusterUpArgs {
     /// The Kubernetes version the cluster plays (default v1.37.0): what
-    /// `/version` answers, which feature gates exist and their defaults, and
-    /// what `/metrics` reports of them.
+    /// `/version` answers, which feature gates exist (each one the release
+    /// has is on unless `--feature-gates` turns it off), and what `/metrics`
+    /// reports of them.
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub kube_version: Option<crate::target::Version>,
     /// Where to write the kubeconfig.

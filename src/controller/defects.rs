@@ -62,11 +62,22 @@ pub enum Defect {
     /// whatever a (possibly lagging) apiserver cache holds, so a restarted
     /// controller can act on a view older than one it already acted on.
     RelistFromCache,
+    /// Status after a failed action (kubernetes#108837): returns at the first
+    /// failed action without recording the status it computed.
+    NoStatusOnFailure,
+    /// Status truth: reports every replica ready, whatever the pods say.
+    StatusClaimsReady,
+    /// OrderedReady scale-down: takes a terminating condemned pod for gone,
+    /// so it deletes the next one before the previous one has terminated.
+    DeleteNextBeforeGone,
+    /// KEP-3541 "Clear Events": emits RecreateStarted before the status
+    /// recording the rollout is written, so a lost status write repeats it.
+    EventBeforeStatus,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 16] = [
+    pub const ALL: [(&'static str, Defect); 20] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -89,6 +100,10 @@ impl Defect {
         ("keep-failed-pods", Defect::KeepFailedPods),
         ("resume-deletes-claims", Defect::ResumeDeletesClaims),
         ("relist-from-cache", Defect::RelistFromCache),
+        ("no-status-on-failure", Defect::NoStatusOnFailure),
+        ("status-claims-ready", Defect::StatusClaimsReady),
+        ("delete-next-before-gone", Defect::DeleteNextBeforeGone),
+        ("event-before-status", Defect::EventBeforeStatus),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -174,13 +189,21 @@ pub fn distort_input(
             }
         }
         Defect::ResumeDeletesClaims => resume::note_sync(set, pods_seen),
+        Defect::DeleteNextBeforeGone => {
+            pods_seen.retain(|p| {
+                !(pods::is_terminating(p) && pods::ordinal(p).is_some_and(|o| o >= end))
+            });
+        }
         // Changes how the watches list (see `run::watcher_config`).
         Defect::RelistFromCache => {}
         Defect::OneAtATimeRecreate
         | Defect::NoRecreateStartedEvent
         | Defect::NoProgressingCondition
         | Defect::DeleteClaims
-        | Defect::KeepFailedPods => {}
+        | Defect::KeepFailedPods
+        | Defect::NoStatusOnFailure
+        | Defect::StatusClaimsReady
+        | Defect::EventBeforeStatus => {}
     }
 }
 
@@ -202,6 +225,10 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
                 .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
         }
         Defect::NoProgressingCondition => plan.status.conditions = None,
+        Defect::StatusClaimsReady => {
+            plan.status.ready_replicas = Some(plan.status.replicas);
+            plan.status.available_replicas = Some(plan.status.replicas);
+        }
         Defect::KeepFailedPods => {
             plan.actions.retain(|a| {
                 !matches!(

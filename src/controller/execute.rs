@@ -86,11 +86,25 @@ pub async fn perform(
         .actions
         .iter()
         .partition(|a| matches!(a, Action::Event(e) if e.reason == super::plan::RECREATE_STARTED));
+    #[cfg(feature = "defects")]
+    let defect = super::defects::Defect::active();
+    #[cfg(feature = "defects")]
+    let (deferred, actions) = if defect == Some(super::defects::Defect::EventBeforeStatus) {
+        (Vec::new(), deferred.into_iter().chain(actions).collect())
+    } else {
+        (deferred, actions)
+    };
     let mut failed = None;
     for action in actions {
         if let Err(e) = perform_one(target, action, &mut outcome).await {
             failed = Some(e);
             break;
+        }
+    }
+    #[cfg(feature = "defects")]
+    if defect == Some(super::defects::Defect::NoStatusOnFailure) {
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
     // The status is written even when an action failed, as upstream's

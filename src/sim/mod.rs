@@ -18,10 +18,12 @@
 //! - JSON and YAML bodies only: protobuf request bodies get 415 (so the
 //!   typed kubectl subcommands such as `kubectl create namespace` fail;
 //!   `kubectl apply/create -f` work); no CBOR;
-//! - no schema: defaults and validation come from admission for StatefulSets
-//!   and Pods only; unknown-field detection (`fieldValidation`) and pruning
-//!   cover top-level and ObjectMeta fields of the built-in types; custom
-//!   resources are neither validated nor pruned against their OpenAPI schema;
+//! - no OpenAPI defaulting: defaults and validation come from admission for
+//!   StatefulSets and Pods only; built-in kinds are decoded into their typed
+//!   form ([`typed`]: wrong types are a 400, unknown fields are found and
+//!   dropped at any depth); custom resources are pruned and type-checked
+//!   against their structural schema ([`structural`]), without enums,
+//!   bounds, CEL rules or defaults;
 //! - lists are served from the latest state (no snapshot for continue
 //!   tokens; `resourceVersionMatch=Exact` is not honoured) unless a
 //!   [`stale`] view is installed for the client; watches resume from a

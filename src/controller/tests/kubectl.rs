@@ -77,8 +77,8 @@ async fn rollout_status(kc: &std::path::Path) -> (bool, String) {
     .await
 }
 
-/// kubectl older than v1.37 knows only RollingUpdate for `rollout status`
-/// and says so; for Recreate the rollout is then judged by `kubectl wait`
+/// kubectl's `rollout status` knows only RollingUpdate for StatefulSets
+/// (1.37.1 still refuses Recreate, calibration-facts "Clients") and says so; for Recreate the rollout is then judged by `kubectl wait`
 /// on the status the controller reports.
 async fn wait_rolled_out(kc: &std::path::Path, strategy: &str) {
     let (ok, out) = rollout_status(kc).await;
