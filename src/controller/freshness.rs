@@ -86,10 +86,15 @@ pub enum CacheState {
 }
 
 /// Whether every cache has caught up with what the last sync of a set
-/// wrote (`expected`, and since when it is expected), as of `now`.
+/// wrote (`expected`, and since when it is expected), as of `now`. The set
+/// handed to the sync must itself be at least as new as the last write to
+/// it (`set_rv`): the sets' watch may have delivered that write while the
+/// object the sync was given still predates it, and a status computed from
+/// it would take back what the write recorded (a promoted currentRevision).
 pub fn cache_state(
     seen: &Seen,
     expected: Option<(Freshness, Instant)>,
+    set_rv: Option<u64>,
     now: Instant,
 ) -> CacheState {
     match expected {
@@ -97,6 +102,7 @@ pub fn cache_state(
         Some((f, since)) => {
             let caught_up = seen.pods.caught_up(f.pods)
                 && seen.sets.caught_up(f.sets)
+                && set_rv.is_none_or(|rv| rv >= f.sets)
                 && seen.revisions.caught_up(f.revisions);
             if caught_up {
                 CacheState::Fresh
@@ -139,16 +145,45 @@ mod tests {
             ..Freshness::default()
         };
         let t0 = Instant::now();
-        assert_eq!(cache_state(&seen, None, t0), CacheState::Fresh);
-        assert_eq!(cache_state(&seen, Some((f, t0)), t0), CacheState::Fresh);
+        assert_eq!(cache_state(&seen, None, None, t0), CacheState::Fresh);
+        assert_eq!(
+            cache_state(&seen, Some((f, t0)), None, t0),
+            CacheState::Fresh
+        );
         let ahead = Freshness { pods: 11, ..f };
         assert_eq!(
-            cache_state(&seen, Some((ahead, t0)), t0),
+            cache_state(&seen, Some((ahead, t0)), None, t0),
             CacheState::Behind
         );
         let later = t0 + STALE_LIMIT + Duration::from_millis(1);
         assert_eq!(
-            cache_state(&seen, Some((ahead, t0)), later),
+            cache_state(&seen, Some((ahead, t0)), None, later),
+            CacheState::Overdue
+        );
+    }
+
+    #[test]
+    fn a_set_older_than_the_last_write_to_it_is_behind() {
+        let seen = Seen::default();
+        seen.sets.observe(Observation::Object(20));
+        let f = Freshness {
+            sets: 20,
+            ..Freshness::default()
+        };
+        let t0 = Instant::now();
+        // The watch delivered the write at 20, but the object handed to the
+        // sync is the one at 18.
+        assert_eq!(
+            cache_state(&seen, Some((f, t0)), Some(18), t0),
+            CacheState::Behind
+        );
+        assert_eq!(
+            cache_state(&seen, Some((f, t0)), Some(20), t0),
+            CacheState::Fresh
+        );
+        let later = t0 + STALE_LIMIT + Duration::from_millis(1);
+        assert_eq!(
+            cache_state(&seen, Some((f, t0)), Some(18), later),
             CacheState::Overdue
         );
     }

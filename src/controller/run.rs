@@ -319,7 +319,12 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
         .lock()
         .map(|m| m.get(&key).copied())
         .unwrap_or_default();
-    let result = match cache_state(&ctx.seen, expected, std::time::Instant::now()) {
+    let set_rv = set
+        .metadata
+        .resource_version
+        .as_deref()
+        .and_then(|v| v.parse::<u64>().ok());
+    let result = match cache_state(&ctx.seen, expected, set_rv, std::time::Instant::now()) {
         CacheState::Fresh => {
             let view = View::cached(&set, &ctx.pods, &ctx.claims, &ctx.revisions);
             sync_fresh(&set, view, &ctx, &key).await
