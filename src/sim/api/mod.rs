@@ -9,6 +9,7 @@ mod table_custom;
 mod table_pod;
 mod watch;
 mod write;
+pub mod yaml;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -397,7 +398,7 @@ impl Req<'_> {
 fn created_name(bytes: &[u8]) -> Option<String> {
     let v: Value = serde_json::from_slice(bytes)
         .ok()
-        .or_else(|| serde_yaml_ng::from_slice(bytes).ok())?;
+        .or_else(|| yaml::parse(bytes).ok())?;
     v.pointer("/metadata/name")?.as_str().map(str::to_string)
 }
 
@@ -434,10 +435,11 @@ pub fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError
         "application/json" => serde_json::from_slice(bytes).map_err(|e| {
             ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
         })?,
-        "application/yaml" | "application/x-yaml" | "text/yaml" => serde_yaml_ng::from_slice(bytes)
-            .map_err(|e| {
+        "application/yaml" | "application/x-yaml" | "text/yaml" => {
+            yaml::parse(bytes).map_err(|e| {
                 ApiError::bad_request(format!("couldn't get version/kind; yaml parse error: {e}"))
-            })?,
+            })?
+        }
         _ => {
             return Err(ApiError::unsupported_media_type(&[
                 "application/json",

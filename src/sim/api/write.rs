@@ -102,7 +102,7 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
 
 fn parse_patch(pt: PatchType, body: &[u8]) -> Result<Value, ApiError> {
     let v: Value = match pt {
-        PatchType::Apply => serde_yaml_ng::from_slice(body)
+        PatchType::Apply => super::yaml::parse(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
         _ => serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?,
