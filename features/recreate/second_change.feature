@@ -5,9 +5,13 @@ Feature: A second template change during a Recreate
   "Uses controller-revision-hash label (same as RollingUpdate) to identify old
   vs new pods". A template change while old pods are still terminating moves
   the target; the controller keeps waiting, then creates pods of the newest
-  revision only.
+  revision only. The pseudo-code emits `RecreateStarted` only when old pods
+  still need deleting: "Only emit event on first entry to this phase
+  (tracked via condition)". Every old pod is already being deleted when the
+  second change lands, so the rollout has one.
 
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
 
   Scenario: a second change while the first Recreate waits for termination
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "3" seconds
@@ -18,3 +22,4 @@ Feature: A second template change during a Recreate
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no pod of the update revision was created while a pod of another revision existed
     And no two pods of "web" ever existed for one ordinal
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
