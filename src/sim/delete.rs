@@ -44,6 +44,9 @@ pub struct DeleteOpts {
     pub precondition_rv: Option<String>,
     /// `dryRun=All`.
     pub dry_run: bool,
+    /// The deprecated `orphanDependents`, as sent: kube-apiserver answers 202
+    /// (rather than 200) only for a pending deletion with `orphanDependents=false`.
+    pub orphan_dependents: Option<bool>,
 }
 
 impl DeleteOpts {
@@ -59,6 +62,7 @@ impl DeleteOpts {
             self.propagation = Some(Propagation::parse(p).ok_or_else(|| bad_policy(p))?);
         }
         if let Some(o) = body.get("orphanDependents").and_then(Value::as_bool) {
+            self.orphan_dependents = Some(o);
             if self.propagation.is_none() {
                 self.propagation = Some(if o {
                     Propagation::Orphan

@@ -221,6 +221,10 @@ fn field_value(obj: &Value, field: &str) -> String {
     }
     match cur {
         Value::String(s) => s.clone(),
+        // Upstream's selectable fields format these Go bools, so an unset
+        // field reads "false" (nodes' `fmt.Sprint(Spec.Unschedulable)`,
+        // pods' `strconv.FormatBool(HostNetwork)`).
+        Value::Null if matches!(field, "spec.unschedulable" | "spec.hostNetwork") => "false".into(),
         Value::Null => String::new(),
         other => other.to_string(),
     }
@@ -309,6 +313,19 @@ mod tests {
         assert!(LabelSelector::parse("app in web").is_err());
         assert!(LabelSelector::parse("a b=c").is_err());
         assert!(LabelSelector::parse("x>y").is_err());
+    }
+
+    #[test]
+    fn unset_boolean_fields_select_as_false() {
+        let node = json!({"metadata": {"name": "n"}, "spec": {}});
+        let sel = |s: &str, plural: &str| FieldSelector::parse(s, "", plural).unwrap();
+        assert!(sel("spec.unschedulable=false", "nodes").matches(&node));
+        assert!(!sel("spec.unschedulable=true", "nodes").matches(&node));
+        let cordoned = json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}});
+        assert!(sel("spec.unschedulable=true", "nodes").matches(&cordoned));
+        let pod = json!({"metadata": {"name": "p"}, "spec": {}});
+        assert!(sel("spec.hostNetwork=false", "pods").matches(&pod));
+        assert!(sel("spec.hostNetwork!=true", "pods").matches(&pod));
     }
 
     #[test]

@@ -429,10 +429,14 @@ async fn read_body(_headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> 
     Ok(Bytes::from(buf))
 }
 
-/// Decodes a create/update body by Content-Type (JSON or YAML).
+/// Decodes a create/update/delete body by Content-Type (JSON or YAML). A
+/// missing Content-Type is JSON, the first type kube-apiserver serves
+/// (`NegotiateInputSerializerForMediaType` in k8s.io/apiserver's
+/// endpoints/handlers/negotiation): the official Python client sends its
+/// bodies without one.
 pub fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError> {
     let v: Value = match content_type {
-        "application/json" => serde_json::from_slice(bytes).map_err(|e| {
+        "application/json" | "" => serde_json::from_slice(bytes).map_err(|e| {
             ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
         })?,
         "application/yaml" | "application/x-yaml" | "text/yaml" => {

@@ -13,7 +13,7 @@ use super::super::faults::{RuleId, WatchEnd};
 use super::super::resources::ResourceInfo;
 use super::super::selector::FieldRequirement;
 use super::super::stale::StaleView;
-use super::super::status::ApiError;
+use super::super::status::{ApiError, Cause};
 use super::super::store::{Event, EventType, Gr, Store};
 use super::read::{output, Selectors};
 use super::{ApiState, Req};
@@ -62,8 +62,54 @@ fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
     )
 }
 
+/// kube-apiserver's `validateWatchOptions` (k8s.io/apimachinery
+/// pkg/apis/meta/internalversion/validation), with the WatchList feature on:
+/// `sendInitialEvents` needs `resourceVersionMatch=NotOlderThan`, and a
+/// `resourceVersionMatch` needs `sendInitialEvents`. The 422 names
+/// `ListOptions.meta.k8s.io`, as the list handler's `NewInvalid` does.
+pub fn check_watch_options(send_initial: Option<&str>, matched: &str) -> Result<(), ApiError> {
+    let forbidden = |message: &str| Cause {
+        reason: "FieldValueForbidden".into(),
+        message: format!("Forbidden: {message}"),
+        field: "resourceVersionMatch".into(),
+    };
+    let mut causes = Vec::new();
+    if send_initial.is_some() && matched != "NotOlderThan" {
+        causes.push(forbidden(
+            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
+    if !matched.is_empty() {
+        if send_initial.is_none() {
+            causes.push(forbidden(
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        if matched != "NotOlderThan" {
+            causes.push(Cause {
+                reason: "FieldValueNotSupported".into(),
+                message: format!(
+                    "Unsupported value: {matched:?}: supported values: \"NotOlderThan\""
+                ),
+                field: "resourceVersionMatch".into(),
+            });
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", causes))
+    }
+}
+
 /// `GET ...?watch=true`.
 pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
+    check_watch_options(
+        req.params.get("sendInitialEvents").map(String::as_str),
+        req.params
+            .get("resourceVersionMatch")
+            .map_or("", String::as_str),
+    )?;
     let mut sel = Selectors::from_req(req)?;
     if !req.name.is_empty() {
         sel.fields.0.push(FieldRequirement {
@@ -328,6 +374,26 @@ mod tests {
             prev,
             at: std::time::Instant::now(),
         }
+    }
+
+    #[test]
+    fn watch_options_are_validated_as_kube_apiserver_does() {
+        let msg =
+            |s: Option<&str>, m: &str| check_watch_options(s, m).err().map(|e| e.message.clone());
+        assert_eq!(msg(None, ""), None);
+        assert_eq!(msg(Some("true"), "NotOlderThan"), None);
+        assert_eq!(msg(Some("false"), "NotOlderThan"), None);
+        assert_eq!(
+            msg(Some("true"), "").as_deref(),
+            Some("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+        );
+        assert_eq!(
+            msg(None, "NotOlderThan").as_deref(),
+            Some("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+        );
+        let e = check_watch_options(Some("true"), "Exact").unwrap_err();
+        assert_eq!(e.code, 422);
+        assert_eq!(e.causes.len(), 2);
     }
 
     #[test]

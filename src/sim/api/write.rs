@@ -254,6 +254,7 @@ fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
             Some(Propagation::parse(p).ok_or_else(|| super::super::delete::bad_policy(p))?);
     }
     if let Some(v) = req.params.get("orphanDependents") {
+        o.orphan_dependents = Some(v == "true");
         if o.propagation.is_none() {
             o.propagation = Some(if v == "true" {
                 Propagation::Orphan
@@ -263,10 +264,7 @@ fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
         }
     }
     if !body.iter().all(u8::is_ascii_whitespace) {
-        let v: Value = serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
-        })?;
-        o.merge_body(&v)?;
+        o.merge_body(&decode_object(&req.content_type(), body)?)?;
     }
     Ok(o)
 }
@@ -301,7 +299,9 @@ pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         .transact(|t| delete_in(t, info, req.ns, req.name, &opts))?;
     Ok(match outcome {
         DeleteOutcome::Pending(o) => {
-            let code = if opts.propagation == Some(Propagation::Foreground) {
+            // As kube-apiserver's delete handler: 202 only for the deprecated
+            // `orphanDependents=false`; a pending foreground deletion is a 200.
+            let code = if opts.orphan_dependents == Some(false) {
                 StatusCode::ACCEPTED
             } else {
                 StatusCode::OK

@@ -63,6 +63,10 @@ struct Kubectl {
 impl Kubectl {
     fn new(c: &EmbeddedCluster) -> Option<Self> {
         let Some(bin) = kubectl_path() else {
+            assert!(
+                std::env::var_os("KEPSPEC_REQUIRE_CLIENTS").is_none(),
+                "KEPSPEC_REQUIRE_CLIENTS is set but kubectl is not installed"
+            );
             println!("skipped: kubectl is not installed");
             return None;
         };

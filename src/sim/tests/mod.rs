@@ -8,6 +8,7 @@ mod fuzz;
 mod kinds;
 mod kubectl;
 mod patches;
+mod python;
 mod robustness;
 mod stale;
 mod watches;
