@@ -72,13 +72,26 @@ fn is_already_exists(err: &kube::Error) -> bool {
 
 /// Performs every action of the plan in order, stopping at the first failure
 /// (the loop requeues the set with backoff), then writes the status if it
-/// differs from the observed one.
+/// differs from the observed one. The outcome counts every write that took
+/// effect, also when an action failed: the caches must catch up with those
+/// writes before the next sync decides, or it would act on a set older than
+/// the status this sync wrote (and emit RecreateStarted a second time).
 pub async fn perform(
     target: &Target<'_>,
     plan: &Plan,
     observed_status: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
-) -> Result<Outcome, ActionError> {
+) -> (Outcome, Result<(), ActionError>) {
     let mut outcome = Outcome::default();
+    let result = perform_into(target, plan, observed_status, &mut outcome).await;
+    (outcome, result)
+}
+
+async fn perform_into(
+    target: &Target<'_>,
+    plan: &Plan,
+    observed_status: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
+    outcome: &mut Outcome,
+) -> Result<(), ActionError> {
     // RecreateStarted is emitted once per rollout, "tracked via condition"
     // (KEP-3541 pseudo-code): only after the status recording the rollout
     // was written, so a failed or lost status write never makes it twice.
@@ -96,7 +109,7 @@ pub async fn perform(
     };
     let mut failed = None;
     for action in actions {
-        if let Err(e) = perform_one(target, action, &mut outcome).await {
+        if let Err(e) = perform_one(target, action, outcome).await {
             failed = Some(e);
             break;
         }
@@ -131,12 +144,12 @@ pub async fn perform(
     }
     if recorded {
         for action in deferred {
-            perform_one(target, action, &mut outcome).await?;
+            perform_one(target, action, outcome).await?;
         }
     }
     match failed {
         Some(e) => Err(e),
-        None => Ok(outcome),
+        None => Ok(()),
     }
 }
 

@@ -458,8 +458,9 @@ async fn sync_fresh(
         }
     }
     vendor::retarget_plan(&mut plan, &uid, vendor::APPS_V1, kind);
-    let outcome = execute::perform(&target, &plan, typed.status.as_ref()).await;
-    let outcome = outcome?;
+    let (outcome, result) = execute::perform(&target, &plan, typed.status.as_ref()).await;
+    // What took effect is recorded before a failure is returned: the next
+    // sync (a retry after the failure) must not decide on older caches.
     let f = outcome.freshness;
     ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);
     ctx.seen.sets.written.fetch_max(f.sets, Ordering::SeqCst);
@@ -470,6 +471,7 @@ async fn sync_fresh(
     if let Ok(mut expected) = ctx.expected.lock() {
         expected.insert(key, (f, std::time::Instant::now()));
     }
+    result?;
     Ok(match plan.requeue_after {
         Some(after) => Requeue::requeue(after),
         None => Requeue::await_change(),
