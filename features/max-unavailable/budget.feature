@@ -47,7 +47,10 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
     Then within 60 seconds all 5 pods of "web" run the update revision and are ready
     When the checks that follow look only at what happens from here on
     And the environment variable "VERSION" of "web" is set to "2"
-    And pods web-4, web-3, web-2, web-1, web-0 are made ready in turn as they appear at the update revision
+    Then within 30 seconds 3 pods of "web" exist at the update revision
+    When pod "web-4" is made ready
+    Then within 30 seconds 4 pods of "web" exist at the update revision
+    When pods web-3, web-2, web-1, web-0 are made ready in turn as they appear at the update revision
     Then within 60 seconds all 5 pods of "web" run the update revision and are ready
     And at no moment were more than 3 pods of "web" unavailable
     And at some moment 3 pods of "web" were unavailable at once
