@@ -188,6 +188,14 @@ async fn kept_for(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
     checks::pod_kept(w.sc()?, &pod, from).await
 }
 
+#[then(expr = "pod {string} was neither deleted nor replaced")]
+async fn kept_since_baseline(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    // Over the whole history since the scenario's first change (or since
+    // "the checks that follow look only at what happens from here on").
+    let from = w.sc()?.baseline_mark();
+    checks::pod_kept(w.sc()?, &pod, from).await
+}
+
 #[then(expr = "for {int} seconds no further pod of the update revision of {string} is created")]
 async fn none_at_update_for(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // Observed from the moment this step begins.

@@ -9,11 +9,15 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
   that amount of time after the Pod turns ready". "Partitioned rolling
   updates": "All Pods with an ordinal that is less than the partition will not
   be updated, and, even if they are deleted, they will be recreated at the
-  previous version."
+  previous version." "If a StatefulSet's
+  .spec.updateStrategy.rollingUpdate.partition is greater than its
+  .spec.replicas, updates to its .spec.template will not be propagated to its
+  Pods."
 
   # cite: statefulset-concepts.txt | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
   # cite: statefulset-concepts.txt | Rolling Updates | "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor. If you have set .spec.minReadySeconds ... the control plane additionally waits that amount of time after the Pod turns ready"
   # cite: statefulset-concepts.txt | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
+  # cite: statefulset-concepts.txt | Partitioned rolling updates | "If a StatefulSet's .spec.updateStrategy.rollingUpdate.partition is greater than its .spec.replicas, updates to its .spec.template will not be propagated to its Pods."
 
   Scenario: one pod at a time, each replacement ready before the next
     Given a StatefulSet "web" with 3 replicas and termination taking "1" seconds
@@ -51,3 +55,11 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     When pod "web-0" is deleted
     Then within 60 seconds pod "web-0" of "web" runs the current revision and is ready
     And pod "web-2" of "web" runs the update revision
+
+  Scenario: a partition above the replica count updates no pod
+    Given a StatefulSet "web" with 3 replicas and partition "5"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then for 3 seconds no pod of "web" is created or deleted
+    And pods of "web" below ordinal 5 were neither deleted nor replaced
+    And "web" has observed its latest generation

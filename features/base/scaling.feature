@@ -5,6 +5,9 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   sequentially, in order from {0..N-1}." "When Pods are being deleted, they
   are terminated in reverse order, from {N-1..0}." "Before a scaling operation
   is applied to a Pod, all of its predecessors must be Running and Ready."
+  The same section's example: "If web-0 should fail, after web-1 is Running
+  and Ready, but before web-2 is launched, web-2 will not be launched until
+  web-0 is successfully relaunched and becomes Running and Ready."
   "Parallel Pod Management": "Parallel pod management tells the StatefulSet
   controller to launch or terminate all Pods in parallel, and to not wait for
   Pods to become Running and Ready or completely terminated prior to launching
@@ -13,12 +16,25 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
+  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
   # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   Scenario: OrderedReady creates in order, each after its predecessors are ready
     Given a StatefulSet "web" with 3 replicas and pod management policy "OrderedReady"
     And all pods of "web" are running and ready
     Then pods were created in the order web-0, web-1, web-2
+    And every pod of "web" was created only after its predecessors were running and ready
+
+  Scenario: OrderedReady scale-up waits while an earlier pod is not ready
+    Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
+    Then within 30 seconds 1 pod of "web" exists at the update revision
+    When pod "web-0" is made ready
+    Then within 30 seconds 2 pods of "web" exist at the update revision
+    When pod "web-0" is made not ready
+    And pod "web-1" is made ready
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-0" is made ready
+    Then within 30 seconds 3 pods of "web" exist at the update revision
     And every pod of "web" was created only after its predecessors were running and ready
 
   Scenario: OrderedReady scales down one at a time, highest ordinal first

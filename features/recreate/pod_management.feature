@@ -7,6 +7,15 @@ Feature: Recreation follows the podManagementPolicy
   by a readiness gate so the difference is visible.
 
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF podManagementPolicy == OrderedReady THEN ... Create in ascending ordinal order; only create the next ordinal when predecessor is Running and Ready ... ELSE ... Parallel: create all missing pods at once"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "i = lowest ordinal in [0, replicas-1] such that pod i does not exist"
+  # cite: upstream-statefulset-facts.md | Identity | "`.spec.ordinals.start` shifts the range to [start, start+replicas)."
+
+  Where sources disagree: the KEP's pseudo-code picks "i = lowest ordinal in
+  [0, replicas-1] such that pod i does not exist"; upstream-statefulset-facts,
+  "Identity": "`.spec.ordinals.start` shifts the range to [start,
+  start+replicas)." The spec follows that range: the KEP's pseudo-code writes
+  the default case, and a Recreate that ignored ordinals.start would create
+  pods outside the set's own range.
 
   Scenario: OrderedReady creates ascending, each only after its predecessor is ready
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and readiness held by the readiness gate
@@ -31,3 +40,13 @@ Feature: Recreation follows the podManagementPolicy
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 30 seconds 3 pods of "web" exist at the update revision
     And no pod of the update revision was created while a pod of another revision existed
+
+  Scenario: a Recreate of a set whose ordinals start at 5 recreates web-5 and web-6, in order
+    Given a StatefulSet "web" with 2 replicas, update strategy "Recreate", pod management policy "OrderedReady" and ordinals starting at "5"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And pods were created in the order web-5, web-6
+    And every pod of "web" was created only after its predecessors were running and ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And no two pods of "web" ever existed for one ordinal

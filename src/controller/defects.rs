@@ -73,11 +73,21 @@ pub enum Defect {
     /// KEP-3541 "Clear Events": emits RecreateStarted before the status
     /// recording the rollout is written, so a lost status write repeats it.
     EventBeforeStatus,
+    /// KEP-3541 Phase 1: while old pods remain, deletes every pod of the
+    /// set, those already at the update revision too.
+    RecreateDeletesUpdated,
+    /// KEP-3541 triggers: takes a pod of the update revision that was ready
+    /// and is no longer for a stuck one, and recreates it (the
+    /// "readiness signals" design sig-apps rejected).
+    RecreateUnready,
+    /// KEP-3541 "Clear Events": emits RecreateStarted again whenever a
+    /// Recreate set's sync creates a pod.
+    RecreateStartedOnCreate,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 20] = [
+    pub const ALL: [(&'static str, Defect); 23] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -104,6 +114,12 @@ impl Defect {
         ("status-claims-ready", Defect::StatusClaimsReady),
         ("delete-next-before-gone", Defect::DeleteNextBeforeGone),
         ("event-before-status", Defect::EventBeforeStatus),
+        ("recreate-deletes-updated", Defect::RecreateDeletesUpdated),
+        ("recreate-unready", Defect::RecreateUnready),
+        (
+            "recreate-started-on-create",
+            Defect::RecreateStartedOnCreate,
+        ),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -189,6 +205,29 @@ pub fn distort_input(
             }
         }
         Defect::ResumeDeletesClaims => resume::note_sync(set, pods_seen),
+        Defect::RecreateDeletesUpdated => {
+            if recreate
+                && pods_seen
+                    .iter()
+                    .any(|p| pods::pod_revision(p) != update_revision)
+            {
+                for p in pods_seen.iter_mut() {
+                    mark_old(p);
+                }
+            }
+        }
+        Defect::RecreateUnready => {
+            if recreate {
+                for p in pods_seen.iter_mut() {
+                    if pods::pod_revision(p) == update_revision
+                        && !pods::is_terminating(p)
+                        && once_ready::went_unready(p)
+                    {
+                        mark_old(p);
+                    }
+                }
+            }
+        }
         Defect::DeleteNextBeforeGone => {
             pods_seen.retain(|p| {
                 !(pods::is_terminating(p) && pods::ordinal(p).is_some_and(|o| o >= end))
@@ -203,7 +242,47 @@ pub fn distort_input(
         | Defect::KeepFailedPods
         | Defect::NoStatusOnFailure
         | Defect::StatusClaimsReady
-        | Defect::EventBeforeStatus => {}
+        | Defect::EventBeforeStatus
+        | Defect::RecreateStartedOnCreate => {}
+    }
+}
+
+/// Makes a pod look like one of an old revision.
+fn mark_old(p: &mut Pod) {
+    p.metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert(
+            "controller-revision-hash".into(),
+            "defect-old-revision".into(),
+        );
+}
+
+/// Pods (by uid) seen ready, for [`Defect::RecreateUnready`].
+mod once_ready {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+
+    use k8s_openapi::api::core::v1::Pod;
+
+    use super::pods;
+
+    static SEEN_READY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+    /// Whether this pod was seen ready before and is not ready now.
+    pub fn went_unready(p: &Pod) -> bool {
+        let uid = p.metadata.uid.clone().unwrap_or_default();
+        let mut seen = match SEEN_READY.lock() {
+            Ok(g) => g,
+            Err(e) => e.into_inner(),
+        };
+        let seen = seen.get_or_insert_with(HashSet::new);
+        if pods::is_running_and_ready(p) {
+            seen.insert(uid);
+            false
+        } else {
+            seen.contains(&uid)
+        }
     }
 }
 
@@ -225,6 +304,30 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
                 .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
         }
         Defect::NoProgressingCondition => plan.status.conditions = None,
+        Defect::RecreateStartedOnCreate => {
+            let recreating = plan.status.conditions.as_ref().is_some_and(|c| {
+                c.iter().any(|c| {
+                    c.reason
+                        .as_deref()
+                        .is_some_and(|r| r.starts_with("Recreate"))
+                })
+            });
+            let creates = plan
+                .actions
+                .iter()
+                .any(|a| matches!(a, Action::CreatePod(_)));
+            let emits = plan
+                .actions
+                .iter()
+                .any(|a| matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
+            if recreating && creates && !emits {
+                plan.actions.push(Action::Event(super::plan::EventSpec {
+                    type_: super::plan::EventType::Normal,
+                    reason: RECREATE_STARTED.into(),
+                    message: super::plan::RECREATE_STARTED_MESSAGE.into(),
+                }));
+            }
+        }
         Defect::StatusClaimsReady => {
             plan.status.ready_replicas = Some(plan.status.replicas);
             plan.status.available_replicas = Some(plan.status.replicas);

@@ -420,7 +420,7 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
         .get(pod)
         .map(|p| p.uid().to_string())
     else {
-        anyhow::bail!("pod {pod} did not exist when the step began; nothing to check");
+        anyhow::bail!("pod {pod} did not exist when the checked span began; nothing to check");
     };
     // A pod below the partition is kept by the partition; any other by the
     // rollout waiting on a pod that is not ready.
@@ -430,7 +430,15 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
             .pointer("/spec/updateStrategy/rollingUpdate/partition")?
             .as_i64()
     });
+    let recreate = set.as_ref().is_some_and(|(s, _)| {
+        latest(&t, Kind::StatefulSet, s).is_some_and(|o| {
+            o.pointer("/spec/updateStrategy/type")
+                .and_then(Value::as_str)
+                == Some("Recreate")
+        })
+    });
     let clause = match (set, partition) {
+        _ if recreate => clauses::recreate_old_revision_only(),
         (Some((_, o)), Some(p)) if i64::from(o) < p => clauses::partition(),
         _ => clauses::rolling_update_stuck(),
     };

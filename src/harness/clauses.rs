@@ -51,6 +51,14 @@ pub fn recreate_deletes_all() -> Clause {
     )
 }
 
+/// KEP-3541: Phase 1 deletes pods of an old revision only.
+pub fn recreate_old_revision_only() -> Clause {
+    Clause::new(
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "Delete ALL pods owned by this StatefulSet that have old revision ... IF pod.Labels[\"controller-revision-hash\"] != updateRevision THEN",
+    )
+}
+
 /// OrderedReady creation.
 pub fn ordered_creation() -> Clause {
     Clause::new(
