@@ -16,8 +16,12 @@ Feature: maxUnavailable when a component has the gate off
   already stored, "Downgrade" says "the field gets ignored by apiserver, and
   controller behaves as if the field is not set", while the answer on
   re-enabling says "So if it is set it continues to exist and is enforced";
-  the spec expects the value to be kept (upstream) and checks only that no
-  more than that many pods are unavailable, which holds either way.
+  the spec expects the value to be kept (upstream) and, where only the
+  apiserver's gate is off and the controller's is on, used: at some moment
+  that many pods are unavailable at once ("continues to exist and is
+  enforced"), never more. "behaves as if the field is not set" is read as
+  the case where the controller's gate is off too, which the first scenario
+  checks.
 
   # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If only api-server has a version where the feature is enabled, because statefulset controller is unaware of this feature, then we'll fall into the default rolling-update behavior, one pod at a time."
   # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "If we try to set this field, it will be silently dropped."
