@@ -247,6 +247,14 @@ pub fn distort_input(
     }
 }
 
+/// Locks a defect's state, also after a panic elsewhere poisoned it.
+fn lock<T>(m: &std::sync::Mutex<Option<T>>) -> std::sync::MutexGuard<'_, Option<T>> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
 /// Makes a pod look like one of an old revision.
 fn mark_old(p: &mut Pod) {
     p.metadata
@@ -265,17 +273,14 @@ mod once_ready {
 
     use k8s_openapi::api::core::v1::Pod;
 
-    use super::pods;
+    use super::{lock, pods};
 
     static SEEN_READY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 
     /// Whether this pod was seen ready before and is not ready now.
     pub fn went_unready(p: &Pod) -> bool {
         let uid = p.metadata.uid.clone().unwrap_or_default();
-        let mut seen = match SEEN_READY.lock() {
-            Ok(g) => g,
-            Err(e) => e.into_inner(),
-        };
+        let mut seen = lock(&SEEN_READY);
         let seen = seen.get_or_insert_with(HashSet::new);
         if pods::is_running_and_ready(p) {
             seen.insert(uid);
@@ -376,25 +381,18 @@ pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<S
 /// the first sync of a set after a start, until the claims are chosen.
 mod resume {
     use std::collections::HashMap;
-    use std::sync::{Mutex, MutexGuard};
+    use std::sync::Mutex;
 
     use k8s_openapi::api::apps::v1::StatefulSet;
     use k8s_openapi::api::core::v1::Pod;
 
-    use super::pods;
+    use super::{lock, pods};
 
     type Starts = HashMap<String, tokio::task::Id>;
     type Resumed = HashMap<tokio::task::Id, Vec<String>>;
 
     static STARTS: Mutex<Option<Starts>> = Mutex::new(None);
     static RESUMED: Mutex<Option<Resumed>> = Mutex::new(None);
-
-    fn lock<T>(m: &Mutex<Option<T>>) -> MutexGuard<'_, Option<T>> {
-        match m.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
-    }
 
     /// Notes a sync; on the first one of this set by this start, remembers
     /// the pods seen running.

@@ -751,44 +751,42 @@ pub async fn no_revision_created(sc: &mut Scenario, set: &str) -> anyhow::Result
     keep(sc, result)
 }
 
-/// KEP-961 with OrderedReady: no pod of the set terminated out of order
-/// during the rollout to the current update revision.
-pub async fn terminated_in_order(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+/// A pacing rule of `crate::history::pacing`, judged over the rollout to
+/// the set's current update revision.
+type PacingRule =
+    fn(&Timeline, &crate::history::Clause, u64, &SetScope, &str) -> Result<(), Violation>;
+
+async fn rollout_paced(sc: &mut Scenario, set: &str, rule: PacingRule) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let Some(revision) = update_revision(&t, set).map(str::to_string) else {
         anyhow::bail!("{set} does not report the update revision of its current generation");
     };
     let scope = scope_of(&t, set);
-    keep(
-        sc,
-        crate::history::pacing::terminated_in_order(
-            &t,
-            &clauses::max_unavailable(),
-            sc.baseline(&t),
-            &scope,
-            &revision,
-        ),
-    )
+    let result = rule(
+        &t,
+        &clauses::max_unavailable(),
+        sc.baseline(&t),
+        &scope,
+        &revision,
+    );
+    keep(sc, result)
+}
+
+/// KEP-961 with OrderedReady: no pod of the set terminated out of order
+/// during the rollout to the current update revision.
+pub async fn terminated_in_order(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    rollout_paced(sc, set, crate::history::pacing::terminated_in_order).await
 }
 
 /// KEP-961 with Parallel: the budget was refilled before the earlier
 /// replacements were all available.
 pub async fn budget_refilled(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
-    let t = sc.timeline().await?;
-    let Some(revision) = update_revision(&t, set).map(str::to_string) else {
-        anyhow::bail!("{set} does not report the update revision of its current generation");
-    };
-    let scope = scope_of(&t, set);
-    keep(
+    rollout_paced(
         sc,
-        crate::history::pacing::budget_refilled_continuously(
-            &t,
-            &clauses::max_unavailable(),
-            sc.baseline(&t),
-            &scope,
-            &revision,
-        ),
+        set,
+        crate::history::pacing::budget_refilled_continuously,
     )
+    .await
 }
 
 /// OrderedReady: each of `names` was gone before the next one was deleted.

@@ -366,40 +366,18 @@ async fn deeply_nested_yaml_is_refused_at_once() {
         "[".repeat(n),
         "]".repeat(n)
     );
-    let s = assert_status(
-        &raw(
-            &c,
-            "POST",
-            CMS,
-            Some("application/yaml"),
-            body.as_bytes(),
-            true,
-        )
-        .await,
-        400,
-        "BadRequest",
-    );
-    assert!(
-        s["message"].as_str().unwrap().contains("deeper than 128"),
-        "{s}"
-    );
-    let s = assert_status(
-        &raw(
-            &c,
-            "PATCH",
-            &format!("{CMS}/deep?fieldManager=t"),
-            Some("application/apply-patch+yaml"),
-            body.as_bytes(),
-            true,
-        )
-        .await,
-        400,
-        "BadRequest",
-    );
-    assert!(
-        s["message"].as_str().unwrap().contains("deeper than 128"),
-        "{s}"
-    );
+    let apply = format!("{CMS}/deep?fieldManager=t");
+    for (method, path, content_type) in [
+        ("POST", CMS, "application/yaml"),
+        ("PATCH", apply.as_str(), "application/apply-patch+yaml"),
+    ] {
+        let r = raw(&c, method, path, Some(content_type), body.as_bytes(), true).await;
+        let s = assert_status(&r, 400, "BadRequest");
+        assert!(
+            s["message"].as_str().unwrap().contains("deeper than 128"),
+            "{method} {path}: {s}"
+        );
+    }
     assert_eq!(
         raw(&c, "GET", "/version", None, b"", true).await.status,
         200
