@@ -171,6 +171,14 @@ pub fn status_truth() -> Clause {
     )
 }
 
+/// Once the pods stop changing, the status says exactly what they are.
+pub fn status_settles() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Status",
+        "replicas: pods that exist (including terminating); readyReplicas: Running and Ready; availableReplicas: ready for minReadySeconds; currentReplicas / updatedReplicas: not-terminating pods at currentRevision / updateRevision.",
+    )
+}
+
 /// OrderedReady scale-down: each pod is gone before the next is deleted.
 pub fn ordered_termination() -> Clause {
     Clause::new(

@@ -211,53 +211,65 @@ pub async fn controller_observed(sc: &mut Scenario, timeout: Duration) -> anyhow
     .await
 }
 
-/// Waits until the set's pods all run the update revision and are ready.
+/// How long a controller has to make its status say what its pods are once
+/// they stopped changing. Upstream writes status at the end of every sync,
+/// and every pod change starts one; the bound only has to outlast a slow
+/// machine.
+pub const STATUS_SETTLES_WITHIN: Duration = Duration::from_secs(30);
+
+/// Waits until the set's pods all run the update revision and are ready,
+/// and then until the controller's status says exactly that
+/// ([`crate::history::status_truth::settled_gap`]).
 pub async fn set_rolled_out(
     sc: &mut Scenario,
     set: &str,
     n: Option<usize>,
     timeout: Duration,
 ) -> anyhow::Result<()> {
-    let set = set.to_string();
+    let owned = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
-        rollout_gap(t, &set, n)
+        rollout_gap(t, &owned, n)
     })
+    .await?;
+    status_settled(sc, set).await
+}
+
+/// Waits until the set's status says exactly what its pods are.
+async fn status_settled(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(
+        sc,
+        STATUS_SETTLES_WITHIN,
+        clauses::status_settles(),
+        move |t| crate::history::status_truth::settled_gap(&state_before(t, t.next_seq()), &set),
+    )
     .await
 }
 
 /// Waits until the set is rolled out with every replica available (ready
 /// for minReadySeconds), judged from the pods the recorder saw, and then
-/// until the controller's status says so too: the calm state a scenario
+/// until the controller's status says exactly so: the calm state a scenario
 /// starts from. The pods decide whether the set is settled; the status is
-/// only waited for, so that the next step acts on a controller that has
-/// seen the same state.
+/// then required to follow, so that the next step acts on a controller that
+/// has seen the same state, and a controller whose status stops short of
+/// its pods fails here, under its own clause.
 pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> anyhow::Result<()> {
-    let set = set.to_string();
+    let owned = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
-        rollout_gap(t, &set, None).or_else(|| {
+        rollout_gap(t, &owned, None).or_else(|| {
             let state = state_before(t, t.next_seq());
-            let obj = &state.sets.get(set.as_str())?.object;
-            let scope = state.scope_of(&crate::history::SetScope::new(&set, 1));
+            let scope = state.scope_of(&crate::history::SetScope::new(&owned, 1));
             let unavailable = state.unavailable_names(&scope);
-            if !unavailable.is_empty() {
-                return Some(format!(
+            (!unavailable.is_empty()).then(|| {
+                format!(
                     "pods not yet available (ready for minReadySeconds): {}",
                     unavailable.join(", ")
-                ));
-            }
-            let available = obj
-                .pointer("/status/availableReplicas")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            (available != i64::from(scope.replicas)).then(|| {
-                format!(
-                    "every pod is available, but the controller's status reports {available} of {} available",
-                    scope.replicas
                 )
             })
         })
     })
-    .await
+    .await?;
+    status_settled(sc, set).await
 }
 
 /// Waits until a pod's container waits with the given reason.

@@ -160,6 +160,29 @@ impl TimelineBuilder {
         self
     }
 
+    /// Replaces the spec of StatefulSet `name` (created if new), raising its
+    /// generation as the apiserver does.
+    pub fn set_spec(&mut self, name: &str, spec: Value) -> &mut Self {
+        let key = (Kind::StatefulSet, name.to_string());
+        let (change, mut obj) = match self.objects.get(&key) {
+            Some(o) => (Change::Modified, o.clone()),
+            None => {
+                let uid = self.new_uid(name);
+                let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "metadata": {"name": name, "uid": uid, "generation": 0}});
+                (Change::Added, o)
+            }
+        };
+        let generation = obj
+            .pointer("/metadata/generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        obj["metadata"]["generation"] = json!(generation + 1);
+        obj["spec"] = spec;
+        self.push(Kind::StatefulSet, change, obj);
+        self
+    }
+
     /// Records an event about `involved` (kind StatefulSet).
     pub fn event(&mut self, involved: &str, type_: &str, reason: &str, message: &str) -> &mut Self {
         let name = format!("{involved}.{}", self.rv + 1);

@@ -11,7 +11,14 @@
 //! - `currentRevision` moves to the update revision only once the rollout
 //!   was complete (every replica existing, at the update revision, ready);
 //! - a `Progressing` condition that says a rollout is complete says so only
-//!   once it was.
+//!   once it was;
+//! - a `Progressing` condition keeps its `lastTransitionTime` while its
+//!   status stays the same, and takes a new one when the status changes
+//!   (API conventions: "the last time the condition transitioned from one
+//!   status to another").
+//!
+//! [`settled_gap`] judges the other direction, once the pods stop changing:
+//! the status then says exactly what the pods are.
 
 // `Violation` is the documented error of every checker.
 #![allow(clippy::result_large_err)]
@@ -105,6 +112,112 @@ fn claims_completion(status: &Value) -> Option<bool> {
         })
 }
 
+/// Why the status of `set` in `state` does not yet say exactly what its pods
+/// are, or None when it does: what upstream's `updateStatefulSetStatus`
+/// writes after any sync (pkg/controller/statefulset/stateful_set_control.go,
+/// `computeReplicaStatus` and `completeRollingUpdate`), so a controller whose
+/// status stops short of the pods it settled never satisfies it.
+/// - `observedGeneration` is the set's generation;
+/// - each count equals the pods of that quality, counted against the
+///   revisions the status itself names;
+/// - under `RollingUpdate` (the only strategy upstream's
+///   `completeRollingUpdate` promotes for), a complete rollout has
+///   `currentRevision` equal to `updateRevision`.
+pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
+    let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
+        return Some(format!("{set} has not been observed"));
+    };
+    let generation = obj
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let default = Value::Null;
+    let status = obj.get("status").unwrap_or(&default);
+    let observed = int(status, "observedGeneration");
+    if observed < generation {
+        return Some(format!(
+            "{set} status observed generation {observed}, the set is at generation {generation}"
+        ));
+    }
+    let t = truth(state, &SetScope::new(set, 1), status);
+    let mut gaps = Vec::new();
+    for (key, seen) in [
+        ("replicas", t.replicas),
+        ("readyReplicas", t.ready),
+        ("availableReplicas", t.available),
+        ("updatedReplicas", t.updated),
+        ("currentReplicas", t.current),
+    ] {
+        let claimed = int(status, key);
+        if claimed != seen {
+            gaps.push(format!("{key} {claimed} where {seen} such pods exist"));
+        }
+    }
+    let rolling = matches!(
+        obj.pointer("/spec/updateStrategy/type")
+            .and_then(Value::as_str),
+        None | Some("RollingUpdate")
+    );
+    let (current, update) = (
+        status.get("currentRevision").and_then(Value::as_str),
+        status.get("updateRevision").and_then(Value::as_str),
+    );
+    if rolling && t.complete && current != update {
+        gaps.push(format!(
+            "currentRevision {} although every replica runs update revision {} and is ready",
+            current.unwrap_or("(none)"),
+            update.unwrap_or("(none)")
+        ));
+    }
+    (!gaps.is_empty()).then(|| {
+        format!(
+            "the status of {set} does not match its pods: {}",
+            gaps.join("; ")
+        )
+    })
+}
+
+/// The `Progressing` condition of a status: (status, lastTransitionTime).
+fn progressing(status: &Value) -> Option<(Option<&str>, Option<&str>)> {
+    status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some("Progressing"))
+        .map(|c| {
+            (
+                c.get("status").and_then(Value::as_str),
+                c.get("lastTransitionTime").and_then(Value::as_str),
+            )
+        })
+}
+
+/// Whether `Progressing` moved its `lastTransitionTime` without a change of
+/// status, or changed status without a new one.
+fn transition_lie(before: &Value, after: &Value) -> Option<String> {
+    let (Some((was, was_at)), Some((is, is_at))) = (progressing(before), progressing(after)) else {
+        return None;
+    };
+    if was == is && was_at != is_at {
+        return Some(format!(
+            "Progressing stayed {} but its lastTransitionTime moved from {} to {}",
+            is.unwrap_or("(unset)"),
+            was_at.unwrap_or("(unset)"),
+            is_at.unwrap_or("(unset)")
+        ));
+    }
+    if was != is && was_at.is_some() && was_at == is_at {
+        return Some(format!(
+            "Progressing changed from {} to {} but kept lastTransitionTime {}",
+            was.unwrap_or("(unset)"),
+            is.unwrap_or("(unset)"),
+            is_at.unwrap_or("(unset)")
+        ));
+    }
+    None
+}
+
 /// Every status of `set` in `t` was true of the pods when it was written.
 pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), Violation> {
     let base = SetScope::new(set, 1);
@@ -168,6 +281,9 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
                 "currentRevision moved to {} before every replica ran it and was ready",
                 current.unwrap_or_default()
             ));
+        }
+        if let Some(lie) = previous_status.and_then(|p| transition_lie(p, status)) {
+            lies.push(lie);
         }
         if let Some(ready) = claims_completion(status) {
             let held = if ready {
@@ -259,5 +375,88 @@ mod tests {
             v.message.contains("currentRevision moved to r2 before"),
             "{v}"
         );
+    }
+
+    fn settled(b: &TimelineBuilder) -> Option<String> {
+        let t = b.timeline();
+        settled_gap(&crate::history::views::state_before(t, t.next_seq()), "web")
+    }
+
+    #[test]
+    fn a_settled_status_must_say_exactly_what_the_pods_are() {
+        let mut b = TimelineBuilder::new();
+        b.set_spec("web", json!({"replicas": 2}));
+        b.ready_set("web", 2, "r1");
+        let exact = json!({"observedGeneration": 1, "replicas": 2, "readyReplicas": 2,
+            "availableReplicas": 2, "updatedReplicas": 2, "currentReplicas": 2,
+            "updateRevision": "r1", "currentRevision": "r1"});
+        b.set_status("web", exact.clone());
+        assert_eq!(settled(&b), None);
+        // A count that stops short of the pods (a skipped status write).
+        let mut short = exact.clone();
+        short["currentReplicas"] = json!(0);
+        b.set_status("web", short);
+        let gap = settled(&b).unwrap_or_default();
+        assert!(gap.contains("currentReplicas 0 where 2"), "{gap}");
+        // A generation the controller has not observed.
+        b.set_spec("web", json!({"replicas": 2}));
+        b.set_status("web", exact);
+        let gap = settled(&b).unwrap_or_default();
+        assert!(gap.contains("observed generation 1"), "{gap}");
+    }
+
+    #[test]
+    fn a_complete_rolling_update_promotes_the_current_revision_and_on_delete_need_not() {
+        let mut b = TimelineBuilder::new();
+        b.set_spec("web", json!({"replicas": 1}));
+        b.ready_set("web", 1, "r2");
+        b.set_status(
+            "web",
+            json!({"observedGeneration": 1, "replicas": 1, "readyReplicas": 1,
+                "availableReplicas": 1, "updatedReplicas": 1, "currentReplicas": 0,
+                "updateRevision": "r2", "currentRevision": "r1"}),
+        );
+        let gap = settled(&b).unwrap_or_default();
+        assert!(gap.contains("currentRevision r1 although"), "{gap}");
+        let mut b2 = TimelineBuilder::new();
+        b2.set_spec(
+            "web",
+            json!({"replicas": 1, "updateStrategy": {"type": "OnDelete"}}),
+        );
+        b2.ready_set("web", 1, "r2");
+        b2.set_status(
+            "web",
+            json!({"observedGeneration": 1, "replicas": 1, "readyReplicas": 1,
+                "availableReplicas": 1, "updatedReplicas": 1, "currentReplicas": 0,
+                "updateRevision": "r2", "currentRevision": "r1"}),
+        );
+        assert_eq!(settled(&b2), None);
+    }
+
+    fn with_progressing(status: &str, at: &str) -> Value {
+        json!({"replicas": 0, "conditions": [{"type": "Progressing", "status": status,
+            "reason": "RecreateInProgress", "lastTransitionTime": at}]})
+    }
+
+    #[test]
+    fn progressing_moves_its_transition_time_exactly_when_its_status_changes() {
+        let judge = |writes: &[(&str, &str)]| {
+            let mut b = TimelineBuilder::new();
+            for (i, (status, at)) in writes.iter().enumerate() {
+                b.at(i as f64);
+                b.set_status("web", with_progressing(status, at));
+            }
+            status_truthful(b.timeline(), &Clause::from("t"), "web")
+        };
+        let (t0, t1) = ("2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z");
+        assert!(judge(&[("True", t0), ("True", t0), ("False", t1)]).is_ok());
+        let v = judge(&[("True", t0), ("True", t1)]).unwrap_err();
+        assert!(
+            v.message
+                .contains("stayed True but its lastTransitionTime moved"),
+            "{v}"
+        );
+        let v = judge(&[("True", t0), ("False", t0)]).unwrap_err();
+        assert!(v.message.contains("kept lastTransitionTime"), "{v}");
     }
 }
