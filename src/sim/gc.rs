@@ -246,7 +246,17 @@ fn collect_pass(store: &Store) -> usize {
             actions.push(GcAction::Delete(k.clone(), Propagation::Background));
         }
     }
-    actions.iter().filter(|a| perform(store, &infos, a)).count()
+    let restored = super::bootstrap::missing_service_accounts(&objects)
+        .iter()
+        .filter(|ns| {
+            store.transact(|t| {
+                let before = t.resource_version();
+                super::objects::create_default_service_account(t, ns);
+                t.resource_version() != before
+            })
+        })
+        .count();
+    restored + actions.iter().filter(|a| perform(store, &infos, a)).count()
 }
 
 /// Runs the collector until cancelled, reacting to every committed change.

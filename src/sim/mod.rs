@@ -48,6 +48,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod bootstrap;
 pub mod convert;
 pub mod defaults;
 pub mod delete;
@@ -150,6 +151,19 @@ fn seed_namespaces(store: &Store) -> anyhow::Result<()> {
             .transact(|t| objects::create_in(t, &info, "", obj, None, false))
             .map_err(|e| anyhow::anyhow!("seeding namespace {ns}: {e}"))?;
     }
+    let services = resources::find(store, "", "v1", "services").context("services resource")?;
+    store
+        .transact(|t| {
+            objects::create_in(
+                t,
+                &services,
+                "default",
+                bootstrap::kubernetes_service(),
+                None,
+                false,
+            )
+        })
+        .map_err(|e| anyhow::anyhow!("seeding the kubernetes Service: {e}"))?;
     Ok(())
 }
 

@@ -381,6 +381,12 @@ pub fn create_in(
     reset_status_on_create(info, &mut obj);
     if let Some(g) = gates {
         admit(info, Operation::Create, &mut obj, None, g)?;
+        if info.group.is_empty() && info.plural == "pods" {
+            let accounts = super::bootstrap::service_accounts();
+            super::bootstrap::admit_pod(&mut obj, ns, |a| {
+                txn.get(&ObjKey::new(&accounts, ns, a)).is_some()
+            })?;
+        }
     }
     let key = ObjKey::new(&info.gr(), ns, &name);
     if txn.get(&key).is_some() {
@@ -402,5 +408,21 @@ pub fn create_in(
     if dry_run {
         return Ok(obj);
     }
-    Ok(txn.create(&key, obj))
+    let created = txn.create(&key, obj);
+    if info.group.is_empty() && info.plural == "namespaces" {
+        create_default_service_account(txn, &name);
+    }
+    Ok(created)
+}
+
+/// Makes namespace `ns`'s default ServiceAccount (see `bootstrap`).
+pub fn create_default_service_account(txn: &mut Txn<'_>, ns: &str) {
+    let (key, mut sa) = super::bootstrap::default_service_account(ns);
+    if txn.get(&key).is_some() {
+        return;
+    }
+    let m = meta_mut(&mut sa);
+    m.insert("uid".into(), json!(meta::new_uid()));
+    m.insert("creationTimestamp".into(), json!(meta::now_rfc3339()));
+    txn.create(&key, sa);
 }

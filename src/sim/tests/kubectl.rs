@@ -217,6 +217,69 @@ async fn kubectl_apply_get_watch_scale_describe_delete() {
     c.shutdown().await;
 }
 
+/// What every real cluster holds: `default/kubernetes`, a default
+/// ServiceAccount in each namespace (made again when deleted), and pods that
+/// run as it, while a pod naming a missing account is refused as upstream's
+/// ServiceAccount admission refuses it.
+#[tokio::test]
+async fn kubectl_sees_the_objects_every_cluster_has() {
+    let c = cluster().await;
+    let Some(k) = Kubectl::new(&c) else {
+        return;
+    };
+    let out = k.run(&["get", "svc", "kubernetes", "-n", "default"]).await;
+    assert!(
+        out.contains("10.96.0.1") && out.contains("443/TCP"),
+        "{out}"
+    );
+    // Typed `kubectl create`/`run` send protobuf, which is not served: JSON here.
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+    assert_eq!(post_json(&c, "/api/v1/namespaces", &ns).await.status, 201);
+    let out = k.run(&["get", "sa", "-n", "team"]).await;
+    assert!(out.contains("default"), "{out}");
+    k.run(&["delete", "sa", "default", "-n", "team"]).await;
+    let mut restored = String::new();
+    for _ in 0..50 {
+        restored = k
+            .run(&["get", "sa", "-n", "team", "--ignore-not-found"])
+            .await;
+        if restored.contains("default") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(restored.contains("default"), "not made again: {restored}");
+    let pod = |name: &str, account: Option<&str>| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]}});
+        if let Some(a) = account {
+            p["spec"]["serviceAccountName"] = json!(a);
+        }
+        p
+    };
+    let r = post_json(&c, "/api/v1/namespaces/team/pods", &pod("p", None)).await;
+    assert_eq!(r.status, 201);
+    let out = k
+        .run(&[
+            "get",
+            "pod",
+            "p",
+            "-n",
+            "team",
+            "-o",
+            "jsonpath={.spec.serviceAccountName}",
+        ])
+        .await;
+    assert_eq!(out, "default");
+    let r = post_json(&c, "/api/v1/namespaces/team/pods", &pod("q", Some("robot"))).await;
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.json()["message"],
+        "pods \"q\" is forbidden: service account team/robot was not found, retry after the service account is created"
+    );
+    c.shutdown().await;
+}
+
 /// Serves a cluster for manual exploration when `KEPSPEC_SERVE_KUBECONFIG` names a path.
 #[tokio::test]
 #[ignore]
