@@ -219,6 +219,11 @@ pub struct ListArgs {
     /// `list`: print a Markdown table (scenario, the clause it encodes, tags).
     #[arg(long)]
     pub markdown: bool,
+    /// `list`: print the coverage map (every seed promise and every upstream
+    /// StatefulSet test, with the scenarios that cover it or why none does);
+    /// exit 1 when an entry is neither covered nor explained.
+    #[arg(long, conflicts_with = "markdown")]
+    pub coverage: bool,
 }
 
 /// A Kubernetes version such as `v1.36.4`.

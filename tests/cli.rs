@@ -171,3 +171,49 @@ fn an_interrupt_cleans_up_writes_the_reports_and_exits_130() {
     let xml = std::fs::read_to_string(&junit).expect("JUnit written");
     assert!(xml.contains("interrupted while running"), "{xml}");
 }
+
+#[test]
+fn the_coverage_map_is_printed_and_its_problems_named() {
+    let out = kepspec().args(["list", "--coverage"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("## Seed promises") && stdout.contains("| R1 |"),
+        "{stdout}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // An id no catalogue knows: the map cannot be built (exit 1, the place named).
+    let unknown = write_feature(
+        dir.path(),
+        "unknown.feature",
+        "@base\nFeature: f\n  # covers: R999\n  Scenario: s\n    Given a StatefulSet \"web\" with 1 replica\n",
+    );
+    let out = kepspec()
+        .args(["list", "--coverage"])
+        .arg(&unknown)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown.feature:3: `# covers:` names R999"),
+        "{stderr}"
+    );
+    // A comment that belongs to no scenario is an input error (exit 2).
+    let stray = write_feature(
+        dir.path(),
+        "stray.feature",
+        "@base\nFeature: f\n  # covers: R1\n  Background:\n    Given a StatefulSet \"web\" with 1 replica\n  Scenario: s\n    Then pod \"web-0\" exists\n",
+    );
+    let out = kepspec()
+        .args(["list", "--coverage"])
+        .arg(&stray)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("stray.feature:3: a `# covers:` comment must stand right above a Scenario"),
+        "{stderr}"
+    );
+}

@@ -6,6 +6,7 @@ Feature: Failed pods are replaced
 
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
 
+  # covers: C2 E13
   Scenario: a Failed pod is deleted and created again
     Given a StatefulSet "web" with 2 replicas
     And all pods of "web" are running and ready

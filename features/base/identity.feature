@@ -24,6 +24,7 @@ Feature: Stable identity: names, hostnames, labels and claims
   # cite: upstream-statefulset-facts.md | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
   # cite: statefulset-concepts.txt | Ordinal Index | "each Pod in the StatefulSet will be assigned an integer ordinal, from 0 up through N-1, that is unique over the Set."
 
+  # covers: C2 C3 C4 C5 C6 K2
   Scenario: names, hostname, subdomain, labels and claim names
     Given a StatefulSet "web" with 2 replicas and a volume claim "data"
     And all pods of "web" are running and ready
@@ -34,6 +35,7 @@ Feature: Stable identity: names, hostnames, labels and claims
     And the PersistentVolumeClaim "data-web-1" has "/status/phase" set to "Bound"
     And the PersistentVolumeClaim "data-web-0" has "/metadata/labels/app" set to "web"
 
+  # covers: K3
   Scenario: ordinals start where .spec.ordinals.start says
     Given a StatefulSet from this manifest:
       """

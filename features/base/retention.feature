@@ -19,6 +19,7 @@ Feature: PersistentVolumeClaim retention policy
   # cite: statefulset-concepts.txt | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
   # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
 
+  # covers: E26
   Scenario: whenScaled Delete removes the claim of a scaled-down replica
     Given a StatefulSet "web" with 2 replicas, retention policy "Retain/Delete" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -26,6 +27,7 @@ Feature: PersistentVolumeClaim retention policy
     Then within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
     And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
 
+  # covers: C44
   Scenario: whenScaled Retain keeps the claim of a scaled-down replica
     Given a StatefulSet "web" with 2 replicas, retention policy "Retain/Retain" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -33,6 +35,7 @@ Feature: PersistentVolumeClaim retention policy
     Then within 60 seconds all 1 pods of "web" run the update revision and are ready
     And for 2 seconds the PersistentVolumeClaim "data-web-1" is kept
 
+  # covers: C41
   Scenario: whenDeleted Delete removes every claim with the set
     Given a StatefulSet "web" with 2 replicas, retention policy "Delete/Retain" and a volume claim "data"
     And all pods of "web" are running and ready

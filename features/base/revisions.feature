@@ -12,6 +12,7 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
   # cite: upstream-statefulset-facts.md | Status | "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision."
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
 
+  # covers: E5
   Scenario: rolling back to the earlier template reuses its revision
     Given a StatefulSet "web" with 2 replicas
     And all pods of "web" are running and ready

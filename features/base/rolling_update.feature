@@ -19,6 +19,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
   # cite: statefulset-concepts.txt | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
   # cite: statefulset-concepts.txt | Partitioned rolling updates | "If a StatefulSet's .spec.updateStrategy.rollingUpdate.partition is greater than its .spec.replicas, updates to its .spec.template will not be propagated to its Pods."
 
+  # covers: R25 R30 R46 R52 C24 C26 C27 E5
   Scenario: one pod at a time, each replacement ready before the next
     Given a StatefulSet "web" with 3 replicas and termination taking "1" seconds
     And all pods of "web" are running and ready
@@ -29,6 +30,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     And "web" reports its current revision equal to its update revision
     And "web" has observed its latest generation
 
+  # covers: M11 C28 E23
   Scenario: minReadySeconds holds the next replacement back
     Given a StatefulSet "web" with 2 replicas and min ready seconds "2"
     And all pods of "web" are running and ready
@@ -36,6 +38,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And at no moment were more than 1 pod of "web" unavailable
 
+  # covers: C29 C30 C33
   Scenario: a partition stages a canary, lowering it rolls out the rest
     Given a StatefulSet "web" with 3 replicas and partition "2"
     And all pods of "web" are running and ready
@@ -47,6 +50,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And "web" reports its current revision equal to its update revision
 
+  # covers: C31
   Scenario: a pod deleted below the partition comes back at the current revision
     Given a StatefulSet "web" with 3 replicas and partition "2"
     And all pods of "web" are running and ready
@@ -56,6 +60,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     Then within 60 seconds pod "web-0" of "web" runs the current revision and is ready
     And pod "web-2" of "web" runs the update revision
 
+  # covers: C32
   Scenario: a partition above the replica count updates no pod
     Given a StatefulSet "web" with 3 replicas and partition "5"
     And all pods of "web" are running and ready

@@ -19,12 +19,14 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
   # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
+  # covers: R46 C2 C14 C16 E11
   Scenario: OrderedReady creates in order, each after its predecessors are ready
     Given a StatefulSet "web" with 3 replicas and pod management policy "OrderedReady"
     And all pods of "web" are running and ready
     Then pods were created in the order web-0, web-1, web-2
     And every pod of "web" was created only after its predecessors were running and ready
 
+  # covers: C16 C18 E11
   Scenario: OrderedReady scale-up waits while an earlier pod is not ready
     Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
     Then within 30 seconds 1 pod of "web" exists at the update revision
@@ -37,6 +39,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Then within 30 seconds 3 pods of "web" exist at the update revision
     And every pod of "web" was created only after its predecessors were running and ready
 
+  # covers: R52 C15 C17 E11
   Scenario: OrderedReady scales down one at a time, highest ordinal first
     Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady" and termination taking "1" seconds
     And all pods of "web" are running and ready
@@ -45,6 +48,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     And pods were deleted in the order web-3, web-2, web-1
     And pods web-3, web-2, web-1 were each gone before the next one was deleted
 
+  # covers: C16 C19 E11
   Scenario: OrderedReady scale-down waits while a predecessor is not ready
     Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
@@ -55,6 +59,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     When pod "web-0" is made ready
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
 
+  # covers: C21
   Scenario: Parallel scales down without waiting
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and termination taking "2" seconds
     And all pods of "web" are running and ready
@@ -62,6 +67,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Then within 60 seconds all 1 pods of "web" run the update revision and are ready
     And pods of "web" were deleted without waiting for each other
 
+  # covers: C21
   Scenario: Parallel creates without waiting for readiness
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and readiness held by the readiness gate
     Then within 30 seconds 3 pods of "web" exist at the update revision

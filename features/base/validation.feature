@@ -17,6 +17,7 @@ Feature: What the API accepts and refuses for a StatefulSet
     When an attempt is made to change the pod management policy of "web" to "Parallel"
     Then the request is refused with code 422 and a message containing "updates to statefulset spec for fields other than"
 
+  # covers: C11
   Scenario: a selector that does not match the template's labels is refused
     When a StatefulSet is submitted from this manifest:
       """

@@ -22,6 +22,7 @@ Feature: Rollouts complete when a node goes NotReady with its pods
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
 
+  # covers: M7 C37
   @kep-961 @gate-MaxUnavailableStatefulSet
   Scenario: maxUnavailable 2 while the node of web-0 is NotReady for 5 seconds
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"

@@ -14,6 +14,7 @@ Feature: Recreate survives a controller restart at any point
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
   # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
 
+  # covers: R14
   @explore
   Scenario: OrderedReady Recreate with a restart at any point
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and a volume claim "data"
@@ -38,6 +39,7 @@ Feature: Recreate survives a controller restart at any point
     And no two pods of "web" ever existed for one ordinal
     And the event "RecreateStarted" was recorded for "web" at most 1 time
 
+  # covers: R5 R14 R34
   Scenario: a restart right after the controller deletes pod web-1
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -50,6 +52,7 @@ Feature: Recreate survives a controller restart at any point
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
     And every injected fault was triggered
 
+  # covers: R14 R34
   Scenario: a restart right after the controller's first status write of the rollout
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and a volume claim "data"
     And all pods of "web" are running and ready

@@ -54,6 +54,7 @@ Feature: Rollouts converge when the controller's writes fail
     And at no moment were more than 1 pod of "web" unavailable
     And every injected fault was triggered
 
+  # covers: I5
   @base
   Scenario: the status counts the pods that exist while creating the next one keeps failing
     A controller that returns before writing status leaves readers, kubectl

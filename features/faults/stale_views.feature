@@ -63,6 +63,7 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
     And the observedGeneration of "web" never went back
     And every injected fault was triggered
 
+  # covers: R17 E17 E18
   @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: a controller restarted onto an apiserver cache from the past does not act on it
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"

@@ -31,6 +31,7 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
   # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
   # cite: kep-3541-recreate-strategy.txt | Why Existing Solutions Are Insufficient | "With podManagementPolicy: OrderedReady, updates happen one pod at a time in reverse ordinal order."
 
+  # covers: M1 M10 M15 M22 M23 M40 E9
   Scenario: OrderedReady with maxUnavailable 2 works in batches, highest ordinals first
     Given a StatefulSet "web" with 5 replicas, pod management policy "OrderedReady" and max unavailable "2"
     And all pods of "web" are running and ready
@@ -41,6 +42,7 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
     And pods were deleted in the order web-4, web-3, web-2, web-1, web-0
     And no pod of "web" was terminated out of order
 
+  # covers: M8 M15 M22 M23 M40 K15 K17
   Scenario: Parallel uses the budget continuously and never exceeds it
     Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel", max unavailable "3" and readiness held by the readiness gate
     When pods web-0, web-1, web-2, web-3, web-4 are made ready in turn as they appear at the update revision
@@ -56,6 +58,7 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
     And at some moment 3 pods of "web" were unavailable at once
     And a pod of "web" was deleted while an earlier replacement was still unavailable
 
+  # covers: M1 M3 M42
   Scenario Outline: a percentage of <replicas> replicas rounds down to <budget>, with a floor of 1
     Given a StatefulSet "web" with <replicas> replicas, pod management policy "Parallel" and max unavailable "<percent>"
     And all pods of "web" are running and ready
@@ -70,6 +73,7 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
       | 5        | 10%     | 1      |
       | 4        | 100%    | 4      |
 
+  # covers: M4 M16
   Scenario: a budget larger than the replica count takes every pod at once
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and max unavailable "5"
     And all pods of "web" are running and ready

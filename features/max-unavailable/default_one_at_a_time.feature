@@ -22,6 +22,7 @@ Feature: Without maxUnavailable, a rolling update replaces one pod at a time
   # cite: kep-3541-recreate-strategy.txt | Current Behavior and Problems | "Update all pods simultaneously (or up to maxUnavailable at a time if specified)"
   # cite: kep-961-max-unavailable.md | Unit tests | "maxUnavailable =1, Same behavior as today with PodManagementPolicy as OrderedReady or Parallel"
 
+  # covers: M2 C22 C36
   Scenario Outline: one at a time, highest ordinal first, under <policy>
     Given a StatefulSet "web" with 3 replicas and pod management policy "<policy>"
     And all pods of "web" are running and ready

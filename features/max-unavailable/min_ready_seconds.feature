@@ -11,6 +11,7 @@ Feature: a pod counts as unavailable until it has been ready for minReadySeconds
 
   # cite: kep-961-max-unavailable.md | Implementation | "instead of checking for healthy pods in the part of the code that decides what is a unavailablePod, we check for isUnavailable, so that minReadySeconds is respected."
 
+  # covers: M11 M43
   Scenario: Parallel with maxUnavailable 1 and minReadySeconds 2
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel", max unavailable "1" and min ready seconds "2"
     And all pods of "web" are running and ready

@@ -27,6 +27,7 @@ Feature: maxUnavailable together with a partition
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "count unavailable pods over all of [0, replicas)"
   # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified and partition is also specified, MaxUnavailable cannot be greater than replicas-partition"
 
+  # covers: M5 M6 M17 M18 K15 K17
   Scenario Outline: <staged> staged pods with a budget of <budget>
     Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel", partition "3" and max unavailable "<budget>"
     And all pods of "web" are running and ready
@@ -43,6 +44,7 @@ Feature: maxUnavailable together with a partition
       | 2      | 2      | 2    |
       | 2      | 3      | 2    |
 
+  # covers: M7 C37
   Scenario: an unavailable pod below the partition uses up the budget
     Given a StatefulSet "web" with 5 replicas, pod management policy "Parallel", partition "3", max unavailable "2" and readiness held by the readiness gate
     When pods web-0, web-1, web-2, web-3, web-4 are made ready in turn as they appear at the update revision

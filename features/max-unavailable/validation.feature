@@ -17,6 +17,7 @@ Feature: the API rejects a maxUnavailable of 0 or above 100%
   # cite: kep-961-max-unavailable.md | Proposal | "This new field can be an absolute, positive number (eg. 5) or a percentage of desired pods (ex: 10%)."
   # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
 
+  # covers: M41 C35
   Scenario Outline: maxUnavailable <value> is rejected
     When a StatefulSet is submitted from this manifest:
       """

@@ -27,6 +27,7 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
   # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
   # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
+  # covers: R1 R7 R12 R17 R20 R50 R51 E17
   Scenario: a template change replaces all pods with no moment of mixed revisions
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "2" seconds
     And all pods of "web" are running and ready
@@ -37,6 +38,7 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
     And no two pods of "web" ever existed for one ordinal
     And the update of "web" completed within its pods' termination and startup time plus 30 seconds
 
+  # covers: R5 R6 R10
   Scenario: the Progressing condition and the RecreateStarted event tell the story
     Given a StatefulSet "web" with 2 replicas, update strategy "Recreate" and termination taking "1" seconds
     And all pods of "web" are running and ready

@@ -11,6 +11,7 @@ Feature: Recreate deletes old pods beyond the replica count too
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Delete ALL pods owned by this StatefulSet that have old revision ... This handles orphaned pods with ordinals >= replicas"
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Deletes all old-revision pods including orphans with ordinals >= replicas"
 
+  # covers: R2 R56
   Scenario: scaling down and changing the template at once
     Given a StatefulSet "web" with 5 replicas, update strategy "Recreate" and pod management policy "Parallel"
     And all pods of "web" are running and ready

@@ -17,6 +17,7 @@ Feature: Recreation follows the podManagementPolicy
   the default case, and a Recreate that ignored ordinals.start would create
   pods outside the set's own range.
 
+  # covers: R8 R15
   Scenario: OrderedReady creates ascending, each only after its predecessor is ready
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
@@ -34,6 +35,7 @@ Feature: Recreation follows the podManagementPolicy
     And every pod of "web" was created only after its predecessors were running and ready
     And no pod of the update revision was created while a pod of another revision existed
 
+  # covers: R9 R15
   Scenario: Parallel creates every pod at once, ready or not
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "Parallel" and readiness held by the readiness gate
     Then within 30 seconds 3 pods of "web" exist at the update revision
@@ -41,6 +43,7 @@ Feature: Recreation follows the podManagementPolicy
     Then within 30 seconds 3 pods of "web" exist at the update revision
     And no pod of the update revision was created while a pod of another revision existed
 
+  # covers: R58
   Scenario: a Recreate of a set whose ordinals start at 5 recreates web-5 and web-6, in order
     Given a StatefulSet "web" with 2 replicas, update strategy "Recreate", pod management policy "OrderedReady" and ordinals starting at "5"
     And all pods of "web" are running and ready

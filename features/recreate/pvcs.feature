@@ -13,6 +13,7 @@ Feature: Recreate keeps every PersistentVolumeClaim
   # cite: kep-3541-recreate-strategy.txt | Test Plan | "PVC preservation: PersistentVolumeClaims are not deleted during Recreate (only pods are deleted)"
   # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "Bear in mind that these policies only apply when Pods are being removed due to the StatefulSet being deleted or scaled down."
 
+  # covers: R23 C45
   Scenario Outline: claims keep their uid and binding under retention policy <policy>
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", retention policy "<policy>" and a volume claim "data"
     And all pods of "web" are running and ready

@@ -14,6 +14,7 @@ Feature: RollingUpdate with OrderedReady stays stuck after a bad template is fix
   # cite: statefulset-concepts.txt | Forced rollback | "In this state, it's not enough to revert the Pod template to a good configuration."
   # cite: statefulset-concepts.txt | Forced rollback | "After reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration."
 
+  # covers: D11 C10 C38 C39 C40
   Scenario: a pod stuck in ImagePullBackOff stays until it is deleted by hand
     Given a StatefulSet "web" with 3 replicas, update strategy "RollingUpdate" and pod management policy "OrderedReady"
     And all pods of "web" are running and ready

@@ -10,6 +10,7 @@ Feature: Scaling while a Recreate waits for the old pods to terminate
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Phase 2: Wait for all old-revision pods to be fully removed from etcd"
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// This handles orphaned pods with ordinals >= replicas"
 
+  # covers: R2 R56
   Scenario Outline: scaling to <replicas> (<policy>) while the old pods are still terminating
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "<policy>" and termination taking "3" seconds
     And all pods of "web" are running and ready

@@ -13,6 +13,7 @@ Feature: A second template change during a Recreate
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
 
+  # covers: R5 R60
   Scenario: a second change while the first Recreate waits for termination
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "3" seconds
     And all pods of "web" are running and ready

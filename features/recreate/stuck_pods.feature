@@ -27,6 +27,7 @@ Feature: Recreate replaces stuck pods without manual deletion
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
 
+  # covers: R10 R13 R33 R35 E18
   Scenario: a pod stuck in ImagePullBackOff is replaced by applying a good image
     When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
     Then within 30 seconds pod "web-0" is waiting with reason "ImagePullBackOff"
@@ -36,6 +37,7 @@ Feature: Recreate replaces stuck pods without manual deletion
     And every PersistentVolumeClaim of "web" kept its uid
     And "web" has condition "Progressing" with status "True" and reason "RecreateComplete"
 
+  # covers: R35
   Scenario: a pod stuck Pending as unschedulable is replaced by applying a smaller request
     When the CPU request of "web" is changed to "1000"
     Then within 30 seconds pod "web-0" is unschedulable
@@ -44,6 +46,7 @@ Feature: Recreate replaces stuck pods without manual deletion
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
 
+  # covers: R13 R35
   Scenario: a pod in CrashLoopBackOff is replaced by applying a command that keeps running
     When "web" is changed with this merge patch:
       """
@@ -70,6 +73,7 @@ Feature: Recreate replaces stuck pods without manual deletion
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
 
+  # covers: R35
   Scenario: a pod that never becomes ready is replaced by removing what holds it
     When a readiness gate that nothing satisfies is added to "web"
     Then within 30 seconds 1 pod of "web" exists at the update revision

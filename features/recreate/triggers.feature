@@ -22,6 +22,7 @@ Feature: What starts a Recreate
     Given a StatefulSet "web" with 3 replicas and update strategy "RollingUpdate"
     And all pods of "web" are running and ready
 
+  # covers: R18 R22
   Scenario: changing only the strategy type starts no rollout
     When the update revision of "web" is remembered as "before"
     And the update strategy of "web" is changed to "Recreate"
@@ -29,6 +30,7 @@ Feature: What starts a Recreate
     And the update revision of "web" is the one remembered as "before"
     And no ControllerRevision of "web" was created since the first change
 
+  # covers: R21
   Scenario: kubectl rollout restart starts a Recreate
     When the update strategy of "web" is changed to "Recreate"
     And "web" is restarted with kubectl rollout restart

@@ -23,6 +23,7 @@ Feature: The API accepts Recreate and rejects what does not belong with it
   # cite: kep-3541-recreate-strategy.txt | Integration tests | "For alpha, Add test to verify that we cannot switch strategies from Recreate to RollingUpdate or OnDelete. Later on beta, we will need to add a test to verify that we can switch strategies"
   # cite: upstream-statefulset-facts.md | Validation (apiserver) | "rollingUpdate only with type RollingUpdate"
 
+  # covers: R26 R27
   Scenario: a StatefulSet with update strategy Recreate is accepted
     When a StatefulSet is submitted from this manifest:
       """
@@ -48,6 +49,7 @@ Feature: The API accepts Recreate and rejects what does not belong with it
     Then the request is accepted
     And the StatefulSet "web" has "/spec/updateStrategy/type" set to "Recreate"
 
+  # covers: R27 R57
   Scenario: Recreate together with a rollingUpdate block is rejected
     When a StatefulSet is submitted from this manifest:
       """
@@ -74,6 +76,7 @@ Feature: The API accepts Recreate and rejects what does not belong with it
       """
     Then the request is refused with code 422 and a message containing "spec.updateStrategy.rollingUpdate"
 
+  # covers: R31
   @deviates-switch-away-allowed
   Scenario Outline: while the gate is alpha, a Recreate StatefulSet cannot switch to <strategy>
     Given a StatefulSet "web" with 2 replicas and update strategy "Recreate"
@@ -86,6 +89,7 @@ Feature: The API accepts Recreate and rejects what does not belong with it
       | RollingUpdate |
       | OnDelete      |
 
+  # covers: R19 R32
   @deviation-switch-away-allowed
   Scenario Outline: a Recreate StatefulSet switched to <strategy> keeps its pods
     Given a StatefulSet "web" with 2 replicas and update strategy "Recreate"

@@ -23,6 +23,7 @@ Feature: A Recreate replaces old pods, and only them
   # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "The Recreate behavior will only be triggered when users either:"
   # cite: kep-3541-recreate-strategy.txt | Implementation History | "Deleting/terminating pods based on readiness signals is problematic and disruptive"
 
+  # covers: R4
   Scenario: a partitioned rollout switched to Recreate keeps the pod already updated
     Given a StatefulSet "web" with 3 replicas, partition "2" and termination taking "2" seconds
     And all pods of "web" are running and ready
@@ -35,6 +36,7 @@ Feature: A Recreate replaces old pods, and only them
     And no pod of the update revision was created while a pod of another revision existed
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
 
+  # covers: R22
   Scenario: a pod that turns unready starts no Recreate
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
@@ -43,6 +45,7 @@ Feature: A Recreate replaces old pods, and only them
     Then for 5 seconds no pod of "web" is created or deleted
     And the event "RecreateStarted" was recorded for "web" exactly 0 times
 
+  # covers: R11
   Scenario: a new pod deleted by hand is created again, and nothing else is touched
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "2" seconds
     And all pods of "web" are running and ready

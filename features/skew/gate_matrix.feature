@@ -37,6 +37,7 @@ Feature: every combination of the apiserver's and the controller's gate
   # cite: kep-961-max-unavailable.md | How can a rollout or rollback fail? Can it impact already running workloads? | "rejected"
   # cite: kep-961-max-unavailable.md | Downgrade | "silently dropped"
 
+  # covers: R1 R36
   @kep-3541 @since-v1.37
   Scenario Outline: Recreate with the apiserver gate on and the controller gate <controller>
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" <controller>
@@ -55,6 +56,7 @@ Feature: every combination of the apiserver's and the controller's gate
       | controller | how                                  |
       | off        | one at a time, highest ordinal first |
 
+  # covers: R37
   @kep-3541 @since-v1.37
   Scenario Outline: Recreate with the apiserver gate off is refused whatever the controller's gate (<controller>)
     Given the apiserver runs with feature gate "StatefulSetRecreateStrategy" off
@@ -67,6 +69,7 @@ Feature: every combination of the apiserver's and the controller's gate
       | on         |
       | off        |
 
+  # covers: M30 M33 M34 M35
   @kep-961 @since-v1.35
   Scenario Outline: maxUnavailable 3 with the apiserver gate <apiserver> and the controller gate <controller>
     Given the apiserver runs with feature gate "MaxUnavailableStatefulSet" <apiserver>

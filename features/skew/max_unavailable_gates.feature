@@ -31,6 +31,7 @@ Feature: maxUnavailable when a component has the gate off
   # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
   # cite: kep-961-max-unavailable.md | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
 
+  # covers: M30 M34
   Scenario: controller gate off: maxUnavailable 3 behaves as 1
     Given the controller runs with feature gate "MaxUnavailableStatefulSet" off
     And a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "3"
@@ -39,6 +40,7 @@ Feature: maxUnavailable when a component has the gate off
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
     And at no moment were more than 1 pod of "web" unavailable
 
+  # covers: M29 M35 M44
   Scenario: apiserver gate off: a new maxUnavailable is dropped
     Given the apiserver runs with feature gate "MaxUnavailableStatefulSet" off
     And a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "3"
@@ -48,6 +50,7 @@ Feature: maxUnavailable when a component has the gate off
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
     And at no moment were more than 1 pod of "web" unavailable
 
+  # covers: M31 M42
   Scenario: a stored maxUnavailable survives the apiserver gate going off
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "3"
     And all pods of "web" are running and ready

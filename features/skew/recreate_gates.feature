@@ -52,6 +52,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "Leader may change during upgrade, causing behavior to switch between Recreate and RollingUpdate"
   # cite: kep-3541-recreate-strategy.txt | What happens if we reenable the feature if it was previously rolled back? | "StatefulSets with type: Recreate in their spec will immediately start using Recreate behavior for the next update."
 
+  # covers: R36
   @deviates-controller-gate-off-no-fallback
   Scenario: apiserver gate on, controller gate off: Recreate behaves as RollingUpdate
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" off
@@ -64,6 +65,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     And the event "RecreateStarted" was recorded for "web" exactly 0 times
     And no Warning event was recorded for "web"
 
+  # covers: R37
   Scenario: apiserver gate off: creating a Recreate StatefulSet is rejected
     Given the apiserver runs with feature gate "StatefulSetRecreateStrategy" off
     When a StatefulSet is submitted from this manifest:
@@ -89,6 +91,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
       """
     Then the request is refused with code 422 and a message containing "spec.updateStrategy"
 
+  # covers: R38
   Scenario: apiserver gate off: switching to Recreate is rejected and the set keeps working
     Given the apiserver runs with feature gate "StatefulSetRecreateStrategy" off
     And a StatefulSet "web" with 2 replicas
@@ -100,6 +103,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And pods were deleted in the order web-1, web-0
 
+  # covers: R39 R40 R41 R45
   @deviates-controller-gate-off-no-fallback
   Scenario: downgrade: a stored Recreate StatefulSet after both gates go off
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
@@ -119,6 +123,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   # Recreate creates nothing while an old-revision pod exists, RollingUpdate
   # replaces pods one ordinal at a time and does not wait for the others.
   # Which revisions coexist after a switch is not promised either way.
+  # covers: R42
   @deviates-controller-gate-off-no-fallback
   Scenario: the leader changes from a gate-on to a gate-off controller in the middle of a Recreate
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
@@ -137,6 +142,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     And no two pods of "web" ever existed for one ordinal
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
 
+  # covers: R42
   @deviates-controller-gate-off-no-fallback
   Scenario: the leader changes from a gate-off to a gate-on controller in the middle of a rolling update
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" off
@@ -164,6 +170,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     Then the request is accepted
     And for 5 seconds no pod of "web" is created or deleted
 
+  # covers: R43 R44 R45
   @deviates-controller-gate-off-no-fallback
   Scenario: upgrade, downgrade and upgrade again: each update follows the gates of its time
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"

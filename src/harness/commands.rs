@@ -1,6 +1,6 @@
 //! The smaller subcommands: `list`, `lint`, `cluster up`, `controller`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +27,9 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    if args.coverage {
+        return coverage(&features);
+    }
     if args.markdown {
         return match markdown_table(&features) {
             Ok(table) => {
@@ -75,6 +78,28 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
         }
     }
     code
+}
+
+/// `kepspec list --coverage`: the catalogues are read from the working
+/// directory (the repository root).
+fn coverage(features: &[PathBuf]) -> u8 {
+    match super::coverage::load(Path::new("."), features) {
+        Err(p) => {
+            eprintln!("error: {p}");
+            EXIT_ERROR
+        }
+        Ok(Err(problems)) => {
+            for p in &problems {
+                eprintln!("error: {p}");
+            }
+            eprintln!("{} coverage problem(s)", problems.len());
+            EXIT_FAILED
+        }
+        Ok(Ok(map)) => {
+            super::out::text_raw(&super::coverage::markdown(&map));
+            EXIT_PASSED
+        }
+    }
 }
 
 /// The clause a feature cites: its narrative up to the first quoted section
