@@ -31,7 +31,7 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
   # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
   # cite: kep-3541-recreate-strategy.txt | Why Existing Solutions Are Insufficient | "With podManagementPolicy: OrderedReady, updates happen one pod at a time in reverse ordinal order."
 
-  # covers: M1 M10 M15 M22 M23 M40 E9
+  # covers: M1 M9 M10 M15 M22 M23 M40 E9
   Scenario: OrderedReady with maxUnavailable 2 works in batches, highest ordinals first
     Given a StatefulSet "web" with 5 replicas, pod management policy "OrderedReady" and max unavailable "2"
     And all pods of "web" are running and ready

@@ -138,12 +138,26 @@ pub fn terminated_in_order(
         if deletion_request(e, &state) {
             if let Some(k) = ordinal_of(&scope.set, &e.name) {
                 let now = state.scope_of(scope);
-                let pending: Vec<(i32, String)> = state
-                    .pods_of(&now.set)
-                    .filter(|p| p.created_seq >= from_seq && p.revision == Some(revision))
-                    .filter(|p| !p.available(state.at, now.min_ready))
-                    .filter_map(|p| Some((p.ordinal?, p.name().to_string())))
-                    .filter(|(j, _)| *j > k)
+                // A higher ordinal of the range is not yet replaced when its
+                // pod is missing, terminating, or a replacement not yet
+                // available ("we still wait for 4 to be running and
+                // available").
+                let end = now.ordinal_start.saturating_add(now.replicas.max(0));
+                let pending: Vec<(i32, String)> = ((k + 1)..end)
+                    .filter_map(|j| match state.pod_at(&now.set, j) {
+                        None => Some((j, format!("{}-{j} (missing)", now.set))),
+                        Some(p) if p.terminating => {
+                            Some((j, format!("{} (terminating)", p.name())))
+                        }
+                        Some(p)
+                            if p.created_seq >= from_seq
+                                && p.revision == Some(revision)
+                                && !p.available(state.at, now.min_ready) =>
+                        {
+                            Some((j, p.name().to_string()))
+                        }
+                        Some(_) => None,
+                    })
                     .collect();
                 for (j, name) in &pending {
                     let skipped: Vec<String> = ((k + 1)..*j)
@@ -312,5 +326,38 @@ mod tests {
         t3.at(3.0).ready("web-4");
         t3.at(3.1).terminate("web-2");
         assert!(terminated_in_order(t3.timeline(), &clause(), start, &scope, "new").is_ok());
+    }
+
+    #[test]
+    fn a_higher_ordinal_not_yet_recreated_counts_as_unavailable() {
+        // web-3 is replaced and available, web-4 is gone and not yet
+        // created again (OrderedReady creates web-3 first): deleting web-2
+        // now skips ahead of web-4. The check once counted only replacements
+        // that existed, and let this pass.
+        let scope = SetScope::new("web", 5);
+        let mut w = TimelineBuilder::new();
+        w.ready_set("web", 5, "old");
+        let start = w.timeline().next_seq();
+        w.at(1.0).terminate("web-4").terminate("web-3");
+        w.at(2.0).delete_pod("web-4").delete_pod("web-3");
+        w.at(2.1).create_pod("web-3", "new").at(3.0).ready("web-3");
+        w.at(3.1).terminate("web-2");
+        let v = terminated_in_order(w.timeline(), &clause(), start, &scope, "new").unwrap_err();
+        assert!(
+            v.message.contains(
+                "web-2 was deleted while the replacement web-4 (missing) was not yet available and web-3"
+            ),
+            "{v}"
+        );
+        // Waiting for web-4 is in order.
+        let mut r = TimelineBuilder::new();
+        r.ready_set("web", 5, "old");
+        let start = r.timeline().next_seq();
+        r.at(1.0).terminate("web-4").terminate("web-3");
+        r.at(2.0).delete_pod("web-4").delete_pod("web-3");
+        r.at(2.1).create_pod("web-3", "new").at(3.0).ready("web-3");
+        r.at(3.1).create_pod("web-4", "new").at(4.0).ready("web-4");
+        r.at(4.1).terminate("web-2");
+        assert!(terminated_in_order(r.timeline(), &clause(), start, &scope, "new").is_ok());
     }
 }
