@@ -61,6 +61,11 @@ async fn at_update_revision(
     waits::pods_at_update_revision(w.sc()?, &set, count, secs(n)).await
 }
 
+#[then(expr = "the status of {string} reported 0 available replicas during the update")]
+async fn reported_downtime(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::reported_downtime(w.sc()?, &set).await
+}
+
 #[then(expr = "no pod of the update revision was created while a pod of another revision existed")]
 async fn no_mixing(w: &mut KepWorld) -> anyhow::Result<()> {
     checks::no_mixed_revisions(w.sc()?).await

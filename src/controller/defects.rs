@@ -11,11 +11,13 @@
 
 use std::str::FromStr;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::plan::{Action, ControllerGates, DeleteReason, Plan, RECREATE_STARTED};
+use super::plan::{
+    Action, ControllerGates, DeleteReason, Phase, Plan, RecreatePhase, RECREATE_STARTED,
+};
 use super::pods;
 
 /// The environment variable that selects a defect.
@@ -83,11 +85,16 @@ pub enum Defect {
     /// KEP-3541 "Clear Events": emits RecreateStarted again whenever a
     /// Recreate set's sync creates a pod.
     RecreateStartedOnCreate,
+    /// KEP-3541 SLI: keeps reporting the counts of before while a Recreate
+    /// deletes, waits or creates (its condition and revisions move on), and
+    /// counts again only once every replica exists, so the status never
+    /// shows the downtime.
+    SilentRecreate,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 23] = [
+    pub const ALL: [(&'static str, Defect); 24] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -120,6 +127,7 @@ impl Defect {
             "recreate-started-on-create",
             Defect::RecreateStartedOnCreate,
         ),
+        ("silent-recreate", Defect::SilentRecreate),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -236,6 +244,7 @@ pub fn distort_input(
         // Changes how the watches list (see `run::watcher_config`).
         Defect::RelistFromCache => {}
         Defect::OneAtATimeRecreate
+        | Defect::SilentRecreate
         | Defect::NoRecreateStartedEvent
         | Defect::NoProgressingCondition
         | Defect::DeleteClaims
@@ -292,8 +301,23 @@ mod once_ready {
 }
 
 /// Distorts what the controller does.
-pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod]) {
+pub fn distort_plan(
+    defect: Defect,
+    plan: &mut Plan,
+    pods_seen: &[Pod],
+    observed: Option<&StatefulSetStatus>,
+) {
     match defect {
+        Defect::SilentRecreate => {
+            if matches!(plan.phase, Phase::Recreate(p) if p != RecreatePhase::Complete) {
+                let before = observed.cloned().unwrap_or_default();
+                plan.status.replicas = before.replicas;
+                plan.status.ready_replicas = before.ready_replicas;
+                plan.status.available_replicas = before.available_replicas;
+                plan.status.current_replicas = before.current_replicas;
+                plan.status.updated_replicas = before.updated_replicas;
+            }
+        }
         Defect::OneAtATimeRecreate => {
             let mut allowed = !pods_seen.iter().any(pods::is_terminating);
             plan.actions.retain(|a| match a {

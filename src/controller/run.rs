@@ -447,7 +447,7 @@ async fn sync_fresh(
     };
     #[cfg(feature = "defects")]
     if let Some(d) = defect {
-        super::defects::distort_plan(d, &mut plan, &pods);
+        super::defects::distort_plan(d, &mut plan, &pods, typed.status.as_ref());
         let names: Vec<String> = claims
             .iter()
             .filter_map(|c| c.metadata.name.clone())

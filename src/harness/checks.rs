@@ -772,6 +772,19 @@ async fn rollout_paced(sc: &mut Scenario, set: &str, rule: PacingRule) -> anyhow
     keep(sc, result)
 }
 
+/// KEP-3541: some status written since the scenario's change reported no
+/// available and no ready replica.
+pub async fn reported_downtime(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let result = crate::history::status_truth::reported_downtime(
+        &t,
+        &clauses::recreate_downtime(),
+        sc.baseline(&t),
+        set,
+    );
+    keep(sc, result)
+}
+
 /// KEP-961 with OrderedReady: no pod of the set terminated out of order
 /// during the rollout to the current update revision.
 pub async fn terminated_in_order(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {

@@ -171,6 +171,14 @@ pub fn status_truth() -> Clause {
     )
 }
 
+/// KEP-3541's SLI: the status shows the Recreate's downtime.
+pub fn recreate_downtime() -> Clause {
+    Clause::new(
+        "KEP-3541 What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service?",
+        "During Recreate updates, the values show the transition from all pods deleted (0 available) to all new pods created and ready",
+    )
+}
+
 /// Once the pods stop changing, the status says exactly what they are.
 pub fn status_settles() -> Clause {
     Clause::new(

@@ -177,6 +177,51 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
     })
 }
 
+/// KEP-3541's SLI: during a Recreate the status shows "the transition from
+/// all pods deleted (0 available) to all new pods created and ready". Some
+/// status of `set` written at or after `from_seq` reported no available and
+/// no ready replica; a controller that stays silent while no pod exists (or
+/// keeps reporting the old pods) never does.
+pub fn reported_downtime(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    set: &str,
+) -> Result<(), Violation> {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let writes = t
+        .entries()
+        .iter()
+        .skip(skip)
+        .filter(|e| e.kind == Kind::StatefulSet && e.name == set && e.change != Change::Deleted)
+        .filter_map(|e| e.object.get("status"));
+    let mut least: Option<(i64, i64)> = None;
+    for status in writes {
+        let seen = (
+            int(status, "availableReplicas"),
+            int(status, "readyReplicas"),
+        );
+        if seen == (0, 0) {
+            return Ok(());
+        }
+        least = Some(least.map_or(seen, |l| l.min(seen)));
+    }
+    Err(Violation::at_entry(
+        t,
+        clause,
+        t.next_seq().saturating_sub(1),
+        Breach::new(
+            match least {
+                Some((a, r)) => format!(
+                    "the status of {set} never reported 0 available replicas during the update (at least {a} available, {r} ready)"
+                ),
+                None => format!("the controller wrote no status of {set} during the update"),
+            },
+            vec![],
+        ),
+    ))
+}
+
 /// The `Progressing` condition of a status: (status, lastTransitionTime).
 fn progressing(status: &Value) -> Option<(Option<&str>, Option<&str>)> {
     status
@@ -458,5 +503,32 @@ mod tests {
         );
         let v = judge(&[("True", t0), ("False", t0)]).unwrap_err();
         assert!(v.message.contains("kept lastTransitionTime"), "{v}");
+    }
+
+    #[test]
+    fn the_downtime_must_show_in_some_status() {
+        let mut b = TimelineBuilder::new();
+        b.set_status(
+            "web",
+            json!({"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}),
+        );
+        let from = b.timeline().next_seq();
+        b.at(1.0).set_status(
+            "web",
+            json!({"replicas": 1, "readyReplicas": 1, "availableReplicas": 1}),
+        );
+        let v = reported_downtime(b.timeline(), &Clause::from("t"), from, "web").unwrap_err();
+        assert!(v.message.contains("never reported 0 available"), "{v}");
+        b.at(2.0).set_status("web", json!({"replicas": 0}));
+        assert!(reported_downtime(b.timeline(), &Clause::from("t"), from, "web").is_ok());
+        // A silent controller.
+        let mut s = TimelineBuilder::new();
+        s.set_status(
+            "web",
+            json!({"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}),
+        );
+        let from = s.timeline().next_seq();
+        let v = reported_downtime(s.timeline(), &Clause::from("t"), from, "web").unwrap_err();
+        assert!(v.message.contains("wrote no status"), "{v}");
     }
 }
