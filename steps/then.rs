@@ -61,6 +61,11 @@ async fn at_update_revision(
     waits::pods_at_update_revision(w.sc()?, &set, count, secs(n)).await
 }
 
+#[then(expr = "the events of {string} reported every old pod deleted before any pod was created")]
+async fn deletions_then_creations(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::deletions_then_creations(w.sc()?, &set).await
+}
+
 #[then(expr = "the status of {string} reported 0 available replicas during the update")]
 async fn reported_downtime(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::reported_downtime(w.sc()?, &set).await

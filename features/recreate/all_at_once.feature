@@ -7,7 +7,8 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
   simultaneously", terminating pods included, which is why termination is made
   slow here (a preStop sleep), so the wait is observable. The KEP's SLO: "99%
   of Recreate updates complete within (pod termination time + pod startup time
-  + 30s)". The same pseudo-code emits the event `RecreateStarted` and sets
+  + 30s)". Among its mitigations: "Clear Events: Events emitted during the
+  recreate process to show deletion and recreation phases". The same pseudo-code emits the event `RecreateStarted` and sets
   `Progressing` with reason `RecreateInProgress` in Phase 1; the "Test Plan"
   expects "Status condition Progressing=True with reason=RecreateComplete
   after pods created". Its SLIs read the status, and "During Recreate
@@ -26,6 +27,7 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
   # cite: kep-3541-recreate-strategy.txt | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "99% of Recreate updates complete within (pod termination time + pod startup time + 30s)"
   # cite: kep-3541-recreate-strategy.txt | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
+  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "Clear Events: Events emitted during the recreate process to show deletion and recreation phases"
   # cite: kep-3541-recreate-strategy.txt | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "During Recreate updates, the values show the transition from all pods deleted (0 available) to all new pods created and ready"
   # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
   # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
@@ -41,7 +43,7 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
     And no two pods of "web" ever existed for one ordinal
     And the update of "web" completed within its pods' termination and startup time plus 30 seconds
 
-  # covers: R5 R6 R10 R16 R49
+  # covers: R5 R6 R10 R16 R24 R49
   Scenario: the Progressing condition, the status and the RecreateStarted event tell the story
     Given a StatefulSet "web" with 2 replicas, update strategy "Recreate" and termination taking "1" seconds
     And all pods of "web" are running and ready
@@ -50,4 +52,5 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
     And "web" had condition "Progressing" with status "True" and reason "RecreateInProgress" during the update
     And "web" has condition "Progressing" with status "True" and reason "RecreateComplete"
     And the status of "web" reported 0 available replicas during the update
+    And the events of "web" reported every old pod deleted before any pod was created
     And the event "RecreateStarted" was recorded for "web" exactly 1 time

@@ -772,6 +772,27 @@ async fn rollout_paced(sc: &mut Scenario, set: &str, rule: PacingRule) -> anyhow
     keep(sc, result)
 }
 
+/// KEP-3541 "Clear Events": since the scenario's change, the set's events
+/// reported every pod it had then deleted, before any pod created.
+pub async fn deletions_then_creations(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let state = crate::history::views::state_before(&t, from);
+    let mut old: Vec<String> = state.pods_of(set).map(|p| p.name().to_string()).collect();
+    old.sort();
+    if old.is_empty() {
+        anyhow::bail!("{set} had no pod when the scenario's change began");
+    }
+    let result = crate::history::signals::deletions_then_creations(
+        &t,
+        &clauses::recreate_events(),
+        from,
+        set,
+        &old,
+    );
+    keep(sc, result)
+}
+
 /// KEP-3541: some status written since the scenario's change reported no
 /// available and no ready replica.
 pub async fn reported_downtime(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {

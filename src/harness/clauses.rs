@@ -171,6 +171,14 @@ pub fn status_truth() -> Clause {
     )
 }
 
+/// KEP-3541's mitigation "Clear Events".
+pub fn recreate_events() -> Clause {
+    Clause::new(
+        "KEP-3541 Risks and Mitigations > Risk: Unintended Data Loss",
+        "Clear Events: Events emitted during the recreate process to show deletion and recreation phases",
+    )
+}
+
 /// KEP-3541's SLI: the status shows the Recreate's downtime.
 pub fn recreate_downtime() -> Clause {
     Clause::new(

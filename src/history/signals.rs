@@ -164,6 +164,93 @@ pub fn event_occurrences(t: &Timeline, from_seq: u64, spec: &EventSpec<'_>) -> u
     usize::try_from(counts.values().sum::<u64>()).unwrap_or(usize::MAX)
 }
 
+/// The pod an event of `set` reports deleted or created ("delete Pod web-0
+/// in StatefulSet web successful", upstream's event message), by reason.
+fn pod_event<'e>(ev: &'e Value, set: &str) -> Option<(&'e str, &'e str)> {
+    let s = |p: &str| ev.pointer(p).and_then(Value::as_str);
+    let involved = s("/involvedObject/name").or_else(|| s("/regarding/name"))?;
+    if involved != set {
+        return None;
+    }
+    let reason = s("/reason")?;
+    let verb = match reason {
+        "SuccessfulDelete" => "delete Pod ",
+        "SuccessfulCreate" => "create Pod ",
+        _ => return None,
+    };
+    let message = s("/message").or_else(|| s("/note"))?;
+    let pod = message.strip_prefix(verb)?.split_whitespace().next()?;
+    Some((reason, pod))
+}
+
+/// KEP-3541's "Clear Events" during a Recreate: since `from_seq`, a
+/// `SuccessfulDelete` event of `set` names each of `old` before any
+/// `SuccessfulCreate` event names a pod, and some `SuccessfulCreate` follows
+/// (the deletion phase, then the recreation phase).
+pub fn deletions_then_creations(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    set: &str,
+    old: &[String],
+) -> Result<(), Violation> {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let mut deleted: Vec<&str> = Vec::new();
+    let mut created = false;
+    for e in t.entries().iter().skip(skip) {
+        if e.kind != Kind::Event || e.change == Change::Deleted {
+            continue;
+        }
+        match pod_event(&e.object, set) {
+            Some(("SuccessfulDelete", pod)) => deleted.push(pod),
+            Some((_, pod)) if !created => {
+                created = true;
+                let missing: Vec<&str> = old
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|o| !deleted.contains(o))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(Violation::at_entry(
+                        t,
+                        clause,
+                        e.seq,
+                        Breach::new(
+                            format!(
+                                "an event reported {pod} created before any event reported the deletion of {}",
+                                missing.join(", ")
+                            ),
+                            vec![pod.to_string()],
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let missing: Vec<&str> = old
+        .iter()
+        .map(String::as_str)
+        .filter(|o| !deleted.contains(o))
+        .collect();
+    let gap = if !missing.is_empty() {
+        format!(
+            "no SuccessfulDelete event of {set} reported the deletion of {}",
+            missing.join(", ")
+        )
+    } else if !created {
+        format!("no SuccessfulCreate event of {set} reported the recreation")
+    } else {
+        return Ok(());
+    };
+    Err(Violation::at_entry(
+        t,
+        clause,
+        t.next_seq().saturating_sub(1),
+        Breach::new(gap, vec![]),
+    ))
+}
+
 /// Matching events occurred at or after `from_seq`, exactly `times` times
 /// when given, at least once otherwise.
 pub fn event_recorded(
@@ -195,4 +282,50 @@ pub fn event_recorded(
         t.next_seq(),
         Breach::new(msg, vec![]),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::fixture::TimelineBuilder;
+
+    fn judge(events: &[(&str, &str)]) -> Result<(), Violation> {
+        let mut b = TimelineBuilder::new();
+        for (reason, pod) in events {
+            let verb = if *reason == "SuccessfulDelete" {
+                "delete"
+            } else {
+                "create"
+            };
+            b.event(
+                "web",
+                "Normal",
+                reason,
+                &format!("{verb} Pod {pod} in StatefulSet web successful"),
+            );
+        }
+        let old = vec!["web-0".to_string(), "web-1".to_string()];
+        deletions_then_creations(b.timeline(), &Clause::from("t"), 0, "web", &old)
+    }
+
+    #[test]
+    fn events_show_every_deletion_before_any_creation() {
+        let (d, c) = ("SuccessfulDelete", "SuccessfulCreate");
+        assert!(judge(&[(d, "web-1"), (d, "web-0"), (c, "web-0"), (c, "web-1")]).is_ok());
+        // A rolling replacement's events interleave.
+        let v = judge(&[(d, "web-1"), (c, "web-1"), (d, "web-0"), (c, "web-0")]).unwrap_err();
+        assert!(
+            v.message
+                .contains("web-1 created before any event reported the deletion of web-0"),
+            "{v}"
+        );
+        // Deletions without events, or no recreation phase.
+        let v = judge(&[(d, "web-1"), (c, "web-0")]).unwrap_err();
+        assert!(v.message.contains("deletion of web-0"), "{v}");
+        let v = judge(&[(d, "web-1"), (d, "web-0")]).unwrap_err();
+        assert!(v.message.contains("no SuccessfulCreate event"), "{v}");
+        // Claim events are not pod events.
+        let v = judge(&[(d, "web-1"), (d, "web-0"), (c, "x")]);
+        assert!(v.is_ok());
+    }
 }
