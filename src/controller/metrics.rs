@@ -8,14 +8,28 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-/// Per-set gauges.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Per-set gauges of KEP-961, named and labelled as upstream's
+/// pkg/controller/statefulset/metrics/metrics.go registers them (subsystem
+/// `statefulset_controller`; labels `statefulset_namespace`,
+/// `statefulset_name`, `pod_management_policy`), and like upstream recorded
+/// only while the MaxUnavailableStatefulSet gate is on and the set uses
+/// RollingUpdate (upstream: when a sync reaches its update step; here after
+/// every such sync).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SetGauges {
-    /// `spec.replicas - status.availableReplicas`, floored at 0.
+    /// Replicas of the ordinal range that are not available (missing ones
+    /// included): `spec.replicas` less the available pods in range.
     pub unavailable_replicas: i64,
-    /// The maxUnavailable in force (1 when unset or gated off).
+    /// The maxUnavailable in force, already scaled from a percentage.
     pub max_unavailable: i64,
+    /// `spec.podManagementPolicy` as stored.
+    pub pod_management_policy: String,
 }
+
+/// Upstream's full name of the maxUnavailable gauge.
+pub const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavailable";
+/// Upstream's full name of the unavailable-replicas gauge.
+pub const UNAVAILABLE_REPLICAS: &str = "statefulset_controller_statefulset_unavailable_replicas";
 
 #[derive(Debug, Default)]
 struct Inner {
@@ -29,6 +43,47 @@ struct Inner {
 }
 
 const BUCKETS: [f64; 8] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0];
+
+/// The gauges a sync records (pure): as upstream's
+/// `updateStatefulSetAfterInvariantEstablished` sets them, only for a
+/// RollingUpdate set with the MaxUnavailableStatefulSet gate on (the plan
+/// carries a budget then); `None` leaves the last recorded values, as
+/// upstream does.
+pub fn gauges_of(
+    plan: &super::plan::Plan,
+    set: &k8s_openapi::api::apps::v1::StatefulSet,
+    pods: &[k8s_openapi::api::core::v1::Pod],
+    now: jiff::Timestamp,
+) -> Option<SetGauges> {
+    use super::pods as p;
+    let super::plan::Phase::RollingUpdate {
+        max_unavailable: Some(budget),
+        ..
+    } = plan.phase
+    else {
+        return None;
+    };
+    let spec = &set.spec;
+    let replicas = spec.replicas.unwrap_or(1).max(0);
+    let start = p::start_ordinal(set);
+    let min_ready = spec.min_ready_seconds.unwrap_or(0);
+    let available = pods
+        .iter()
+        .filter(|pod| {
+            p::ordinal(pod).is_some_and(|o| o >= start && o < start.saturating_add(replicas))
+        })
+        .filter(|pod| !p::is_terminating(pod) && p::is_available(pod, min_ready, now))
+        .count();
+    let available = i64::try_from(available).unwrap_or(i64::MAX);
+    Some(SetGauges {
+        unavailable_replicas: (i64::from(replicas) - available).max(0),
+        max_unavailable: i64::from(budget),
+        pod_management_policy: spec
+            .pod_management_policy
+            .clone()
+            .unwrap_or_else(|| "OrderedReady".into()),
+    })
+}
 
 /// The controller's metrics; cheap to clone.
 #[derive(Clone, Debug, Default)]
@@ -86,16 +141,30 @@ impl Metrics {
     pub fn render(&self) -> String {
         self.with(|m| {
             let mut out = String::new();
-            let _ = writeln!(out, "# HELP statefulset_unavailable_replicas Replicas of the StatefulSet that are not available.");
-            let _ = writeln!(out, "# TYPE statefulset_unavailable_replicas gauge");
-            for ((ns, name), g) in &m.sets {
-                let _ = writeln!(out, "statefulset_unavailable_replicas{{namespace=\"{ns}\",statefulset=\"{name}\"}} {}", g.unavailable_replicas);
-            }
-            let _ = writeln!(out, "# HELP statefulset_max_unavailable The maxUnavailable in force for the StatefulSet.");
-            let _ = writeln!(out, "# TYPE statefulset_max_unavailable gauge");
-            for ((ns, name), g) in &m.sets {
-                let _ = writeln!(out, "statefulset_max_unavailable{{namespace=\"{ns}\",statefulset=\"{name}\"}} {}", g.max_unavailable);
-            }
+            let gauge = |out: &mut String, name: &str, help: &str, value: fn(&SetGauges) -> i64| {
+                let _ = writeln!(out, "# HELP {name} [ALPHA] {help}");
+                let _ = writeln!(out, "# TYPE {name} gauge");
+                for ((ns, set), g) in &m.sets {
+                    let _ = writeln!(
+                        out,
+                        "{name}{{pod_management_policy=\"{}\",statefulset_name=\"{set}\",statefulset_namespace=\"{ns}\"}} {}",
+                        g.pod_management_policy,
+                        value(g)
+                    );
+                }
+            };
+            gauge(
+                &mut out,
+                MAX_UNAVAILABLE,
+                "Maximum number of unavailable pods allowed during StatefulSet rolling updates",
+                |g| g.max_unavailable,
+            );
+            gauge(
+                &mut out,
+                UNAVAILABLE_REPLICAS,
+                "Current number of unavailable pods in StatefulSet",
+                |g| g.unavailable_replicas,
+            );
             let _ = writeln!(out, "# HELP statefulset_controller_reconcile_total Syncs performed.");
             let _ = writeln!(out, "# TYPE statefulset_controller_reconcile_total counter");
             let _ = writeln!(out, "statefulset_controller_reconcile_total {}", m.reconciles);
@@ -165,22 +234,50 @@ mod tests {
             SetGauges {
                 unavailable_replicas: 2,
                 max_unavailable: 3,
+                pod_management_policy: "Parallel".into(),
             },
         );
         m.reconciled(Duration::from_millis(3), false);
         m.reconciled(Duration::from_millis(300), true);
         let text = m.render();
-        assert!(text
-            .contains("statefulset_unavailable_replicas{namespace=\"ns\",statefulset=\"web\"} 2"));
-        assert!(
-            text.contains("statefulset_max_unavailable{namespace=\"ns\",statefulset=\"web\"} 3")
-        );
+        assert!(text.contains("statefulset_controller_statefulset_unavailable_replicas{pod_management_policy=\"Parallel\",statefulset_name=\"web\",statefulset_namespace=\"ns\"} 2"), "{text}");
+        assert!(text.contains("statefulset_controller_statefulset_max_unavailable{pod_management_policy=\"Parallel\",statefulset_name=\"web\",statefulset_namespace=\"ns\"} 3"), "{text}");
         assert!(text.contains("statefulset_controller_reconcile_total 2"));
         assert!(text.contains("statefulset_controller_reconcile_errors_total 1"));
         assert!(text
             .contains("statefulset_controller_reconcile_duration_seconds_bucket{le=\"0.005\"} 1"));
         m.forget("ns", "web");
-        assert!(!m.render().contains("statefulset=\"web\""));
+        assert!(!m.render().contains("statefulset_name=\"web\""));
+    }
+
+    #[test]
+    fn gauges_follow_upstream_only_with_the_gate_on_and_count_missing_pods() {
+        use super::super::plan::fixtures::World;
+        use super::super::plan::ControllerGates;
+        let on = ControllerGates {
+            statefulset_recreate_strategy: true,
+            max_unavailable_statefulset: true,
+        };
+        let world = World::stable(3)
+            .max_unavailable(serde_json::json!(2))
+            .gates(on);
+        let mut world = world.image("app:2");
+        world.pods.remove(2);
+        let plan = world.plan();
+        let g = gauges_of(&plan, &world.set, &world.pods, world.now);
+        assert_eq!(
+            g,
+            Some(SetGauges {
+                unavailable_replicas: 1,
+                max_unavailable: 2,
+                pod_management_policy: "OrderedReady".into(),
+            })
+        );
+        let off = world.gates(ControllerGates {
+            statefulset_recreate_strategy: true,
+            max_unavailable_statefulset: false,
+        });
+        assert_eq!(gauges_of(&off.plan(), &off.set, &off.pods, off.now), None);
     }
 
     #[tokio::test]
@@ -192,6 +289,7 @@ mod tests {
             SetGauges {
                 unavailable_replicas: 0,
                 max_unavailable: 1,
+                pod_management_policy: "OrderedReady".into(),
             },
         );
         let stop = CancellationToken::new();
@@ -207,7 +305,7 @@ mod tests {
         let mut body = String::new();
         stream.read_to_string(&mut body).await.unwrap();
         assert!(
-            body.contains("statefulset_max_unavailable{namespace=\"ns\",statefulset=\"db\"} 1"),
+            body.contains("statefulset_controller_statefulset_max_unavailable{pod_management_policy=\"OrderedReady\",statefulset_name=\"db\",statefulset_namespace=\"ns\"} 1"),
             "{body}"
         );
         stop.cancel();

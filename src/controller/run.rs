@@ -440,6 +440,9 @@ async fn sync_fresh(
         }
     };
     ctx.opts.implementation.adjust(&typed, &gates, &mut plan);
+    if let Some(gauges) = super::metrics::gauges_of(&plan, &typed, &pods, observed.now) {
+        ctx.opts.metrics.set(&ns, &regarding.name, gauges);
+    }
     let target = Target {
         client: &ctx.client,
         resource: &ctx.opts.resource,
