@@ -8,7 +8,8 @@ Feature: A second template change during a Recreate
   revision only. The pseudo-code emits `RecreateStarted` only when old pods
   still need deleting: "Only emit event on first entry to this phase
   (tracked via condition)". Every old pod is already being deleted when the
-  second change lands, so the rollout has one.
+  second change lands, so the rollout has one; a change after a completed
+  Recreate is a rollout of its own, with its own event.
 
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
   # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
@@ -24,3 +25,14 @@ Feature: A second template change during a Recreate
     And no pod of the update revision was created while a pod of another revision existed
     And no two pods of "web" ever existed for one ordinal
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
+
+  # covers: R5
+  Scenario: a change after a completed Recreate starts a Recreate of its own
+    Given a StatefulSet "web" with 2 replicas, update strategy "Recreate" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    When the environment variable "VERSION" of "web" is set to "3"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed
+    And the event "RecreateStarted" was recorded for "web" exactly 2 times

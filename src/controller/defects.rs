@@ -90,11 +90,14 @@ pub enum Defect {
     /// counts again only once every replica exists, so the status never
     /// shows the downtime.
     SilentRecreate,
+    /// KEP-3541 "Clear Events": emits RecreateStarted for the first Recreate
+    /// of a set only, not for a later rollout.
+    RecreateStartedOncePerSet,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 24] = [
+    pub const ALL: [(&'static str, Defect); 25] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -128,6 +131,10 @@ impl Defect {
             Defect::RecreateStartedOnCreate,
         ),
         ("silent-recreate", Defect::SilentRecreate),
+        (
+            "recreate-started-once-per-set",
+            Defect::RecreateStartedOncePerSet,
+        ),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -252,7 +259,8 @@ pub fn distort_input(
         | Defect::NoStatusOnFailure
         | Defect::StatusClaimsReady
         | Defect::EventBeforeStatus
-        | Defect::RecreateStartedOnCreate => {}
+        | Defect::RecreateStartedOnCreate
+        | Defect::RecreateStartedOncePerSet => {}
     }
 }
 
@@ -275,7 +283,8 @@ fn mark_old(p: &mut Pod) {
         );
 }
 
-/// Pods (by uid) seen ready, for [`Defect::RecreateUnready`].
+/// Pods (by uid) seen ready, for [`Defect::RecreateUnready`], and sets that
+/// started a Recreate.
 mod once_ready {
     use std::collections::HashSet;
     use std::sync::Mutex;
@@ -285,6 +294,16 @@ mod once_ready {
     use super::{lock, pods};
 
     static SEEN_READY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    static STARTED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+    /// Whether the set with this uid starts its first Recreate (for
+    /// [`super::Defect::RecreateStartedOncePerSet`]).
+    pub fn first_start(set_uid: &str) -> bool {
+        let mut started = lock(&STARTED);
+        started
+            .get_or_insert_with(HashSet::new)
+            .insert(set_uid.to_string())
+    }
 
     /// Whether this pod was seen ready before and is not ready now.
     pub fn went_unready(p: &Pod) -> bool {
@@ -301,13 +320,20 @@ mod once_ready {
 }
 
 /// Distorts what the controller does.
-pub fn distort_plan(
-    defect: Defect,
-    plan: &mut Plan,
-    pods_seen: &[Pod],
-    observed: Option<&StatefulSetStatus>,
-) {
+pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &StatefulSet) {
+    let observed: Option<&StatefulSetStatus> = set.status.as_ref();
     match defect {
+        Defect::RecreateStartedOncePerSet => {
+            let emits = plan
+                .actions
+                .iter()
+                .any(|a| matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
+            let uid = set.metadata.uid.clone().unwrap_or_default();
+            if emits && !once_ready::first_start(&uid) {
+                plan.actions
+                    .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
+            }
+        }
         Defect::SilentRecreate => {
             if matches!(plan.phase, Phase::Recreate(p) if p != RecreatePhase::Complete) {
                 let before = observed.cloned().unwrap_or_default();

@@ -450,7 +450,7 @@ async fn sync_fresh(
     };
     #[cfg(feature = "defects")]
     if let Some(d) = defect {
-        super::defects::distort_plan(d, &mut plan, &pods, typed.status.as_ref());
+        super::defects::distort_plan(d, &mut plan, &pods, &typed);
         let names: Vec<String> = claims
             .iter()
             .filter_map(|c| c.metadata.name.clone())
