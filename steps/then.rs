@@ -112,6 +112,9 @@ async fn deleted_in_order(w: &mut KepWorld, names: Names) -> anyhow::Result<()> 
 #[then(
     expr = "every pod of {string} was created only after its predecessors were running and ready"
 )]
+#[then(
+    expr = "every pod of {string} was created only after its predecessors had been ready for minReadySeconds"
+)]
 async fn after_predecessors(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::created_after_predecessors(w.sc()?, &set).await
 }

@@ -11,12 +11,16 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   "Parallel Pod Management": "Parallel pod management tells the StatefulSet
   controller to launch or terminate all Pods in parallel, and to not wait for
   Pods to become Running and Ready or completely terminated prior to launching
-  or terminating another Pod."
+  or terminating another Pod." With minReadySeconds, upstream's controller
+  waits for more than readiness (upstream-statefulset-facts, "Reconcile order
+  (one sync)"): "a pod that is terminating, not Running+Ready, or not
+  Available for minReadySeconds blocks everything after it".
 
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
+  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it"
   # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   # covers: R46 C2 C14 C16 E11
@@ -25,6 +29,12 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     And all pods of "web" are running and ready
     Then pods were created in the order web-0, web-1, web-2
     And every pod of "web" was created only after its predecessors were running and ready
+
+  Scenario: OrderedReady creation waits until each predecessor is available
+    Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and min ready seconds "2"
+    And all pods of "web" are running and ready
+    Then pods were created in the order web-0, web-1, web-2
+    And every pod of "web" was created only after its predecessors had been ready for minReadySeconds
 
   # covers: C16 C18 E11
   Scenario: OrderedReady scale-up waits while an earlier pod is not ready

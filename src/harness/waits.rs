@@ -241,7 +241,9 @@ async fn status_settled(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
         sc,
         STATUS_SETTLES_WITHIN,
         clauses::status_settles(),
-        move |t| crate::history::status_truth::settled_gap(&state_before(t, t.next_seq()), &set),
+        move |t| {
+            crate::history::status_truth::settled_gap(&state_before(t, t.next_seq()).now(), &set)
+        },
     )
     .await
 }
@@ -257,7 +259,7 @@ pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> any
     let owned = set.to_string();
     wait(sc, timeout, clauses::rollout_completes(), move |t| {
         rollout_gap(t, &owned, None).or_else(|| {
-            let state = state_before(t, t.next_seq());
+            let state = state_before(t, t.next_seq()).now();
             let scope = state.scope_of(&crate::history::SetScope::new(&owned, 1));
             let unavailable = state.unavailable_names(&scope);
             (!unavailable.is_empty()).then(|| {

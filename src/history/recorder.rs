@@ -12,6 +12,9 @@ use kube::runtime::watcher::{self, watcher};
 use kube::runtime::WatchStreamExt;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// How often a wait re-judges its probe when nothing new was recorded.
+const TICK: std::time::Duration = std::time::Duration::from_millis(500);
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -277,9 +280,13 @@ impl Recorder {
             if let Some(v) = probe(&self.shared.lock()) {
                 return Ok(v);
             }
-            let stopped = match tokio::time::timeout_at(deadline, rx.changed()).await {
+            // Re-judge at least every TICK: a probe may depend on the clock
+            // (minReadySeconds) as well as on new entries.
+            let next = deadline.min(tokio::time::Instant::now() + TICK);
+            let stopped = match tokio::time::timeout_at(next, rx.changed()).await {
                 Ok(Ok(())) => continue,
                 Ok(Err(_)) => true,
+                Err(_) if next < deadline => continue,
                 Err(_) => false,
             };
             return Err(WaitTimeout {

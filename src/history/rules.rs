@@ -82,10 +82,15 @@ pub fn created_after_predecessors_ready(
                     .collect();
                 if !not_ready.is_empty() {
                     let msg = format!(
-                        "{} was created while {} {} not Running and Ready",
+                        "{} was created while {} {} not Running and Ready{}",
                         e.name,
                         not_ready.join(", "),
-                        if not_ready.len() == 1 { "was" } else { "were" }
+                        if not_ready.len() == 1 { "was" } else { "were" },
+                        if scope.min_ready.is_zero() {
+                            String::new()
+                        } else {
+                            format!(" for minReadySeconds ({}s)", scope.min_ready.as_secs())
+                        }
                     );
                     let mut pods = vec![e.name.clone()];
                     pods.extend(not_ready);

@@ -333,6 +333,19 @@ impl<'t> State<'t> {
         }
     }
 
+    /// This state judged at the present moment rather than at its last
+    /// entry: what "ready for minReadySeconds" means depends on the clock,
+    /// and a wait must see a pod become available although nothing was
+    /// recorded since it turned ready (a controller that stopped acting, or
+    /// one that never requeues). Unchanged without a wall-clock origin.
+    pub fn now(mut self) -> Self {
+        if let Some(origin) = self.origin {
+            let elapsed = jiff::Timestamp::now().duration_since(origin).unsigned_abs();
+            self.at = self.at.max(elapsed);
+        }
+        self
+    }
+
     /// The scope of `base.set` as the set's spec stands in this state
     /// (replicas, `.spec.ordinals.start`, minReadySeconds), so a check over
     /// the whole history judges each moment by the spec in force then;
