@@ -328,6 +328,17 @@ async fn observed_generation(w: &mut KepWorld, set: String) -> anyhow::Result<()
     checks::field_is(sc, kind, &set, "/status/observedGeneration", &generation).await
 }
 
+#[then(expr = "within {int} seconds pod {string} has {string} set to {string}")]
+async fn pod_field_within(
+    w: &mut KepWorld,
+    n: u64,
+    pod: String,
+    pointer: String,
+    value: String,
+) -> anyhow::Result<()> {
+    waits::pod_field(w.sc()?, &pod, &pointer, &value, secs(n)).await
+}
+
 #[then(expr = "pod {string} has {string} set to {string}")]
 async fn pod_field(
     w: &mut KepWorld,

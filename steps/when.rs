@@ -76,6 +76,11 @@ async fn rollout_restart(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.rollout_restart(&set).await?)
 }
 
+#[when(expr = "the label {string} is removed from pod {string}")]
+async fn remove_label(w: &mut KepWorld, label: String, pod: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.remove_pod_label(&pod, &label).await?)
+}
+
 #[when(expr = "pod {string} is deleted")]
 async fn delete_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     Ok(w.sc()?.delete_pod(&pod).await?)

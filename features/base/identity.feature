@@ -9,7 +9,10 @@ Feature: Stable identity: names, hostnames, labels and claims
   spec.hostname = pod name, spec.subdomain = serviceName."; "PVC name <claim
   template name>-<set>-<ordinal>, labels = template labels + selector
   matchLabels"; ".spec.ordinals.start shifts the range to [start,
-  start+replicas)."
+  start+replicas)." The controller keeps that identity: upstream's
+  processReplica compares every pod with its identity on each sync and
+  updates a pod whose labels no longer match (pkg/controller/statefulset,
+  identityMatches and UpdateStatefulPod), in place.
 
   Where sources disagree: the concepts page ("Ordinal Index") numbers the pods
   "from 0 up through N-1" and never mentions `.spec.ordinals.start` or the
@@ -60,3 +63,10 @@ Feature: Stable identity: names, hostnames, labels and claims
     And all pods of "web" are running and ready
     Then pod "web-5" has "/metadata/labels/apps.kubernetes.io~1pod-index" set to "5"
     And pod "web-6" has "/spec/hostname" set to "web-6"
+
+  Scenario: a pod whose pod-name label is removed gets it back, in place
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    When the label "statefulset.kubernetes.io/pod-name" is removed from pod "web-1"
+    Then within 30 seconds pod "web-1" has "/metadata/labels/statefulset.kubernetes.io~1pod-name" set to "web-1"
+    And pod "web-1" was neither deleted nor replaced

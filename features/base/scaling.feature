@@ -36,6 +36,14 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Then pods were created in the order web-0, web-1, web-2
     And every pod of "web" was created only after its predecessors had been ready for minReadySeconds
 
+  Scenario: OrderedReady scale-up waits while an earlier pod is terminating
+    Given a StatefulSet "web" with 1 replica, pod management policy "OrderedReady" and termination taking "3" seconds
+    And all pods of "web" are running and ready
+    When pod "web-0" is deleted
+    And "web" is scaled to 2 replicas
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And every pod of "web" was created only after its predecessors were running and ready
+
   # covers: C16 C18 E11
   Scenario: OrderedReady scale-up waits while an earlier pod is not ready
     Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate

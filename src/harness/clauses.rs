@@ -83,6 +83,14 @@ pub fn max_unavailable() -> Clause {
     )
 }
 
+/// The identity labels a pod carries (restored when removed).
+pub fn identity_restored() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Identity",
+        "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName.",
+    )
+}
+
 /// Stable identity.
 pub fn identity() -> Clause {
     Clause::new(

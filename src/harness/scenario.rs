@@ -512,6 +512,23 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(what.to_string(), e))
     }
 
+    /// Removes one label from a pod (a merge patch, as `kubectl label pod
+    /// web-1 name-`).
+    pub async fn remove_pod_label(&mut self, pod: &str, label: &str) -> Result<(), RequestError> {
+        self.note_change().await;
+        let mut labels = serde_json::Map::new();
+        labels.insert(label.to_string(), serde_json::Value::Null);
+        self.pods_api()
+            .patch(
+                pod,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({ "metadata": { "labels": labels } })),
+            )
+            .await
+            .map(|o| self.wrote(Kind::Pod, o.meta()))
+            .map_err(|e| RequestError::from_kube(format!("remove label {label} of pod {pod}"), e))
+    }
+
     /// Replaces a pod's finalizers.
     pub async fn set_pod_finalizers(
         &mut self,

@@ -274,6 +274,31 @@ pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> any
     status_settled(sc, set).await
 }
 
+/// Waits until a field of a pod's latest recorded state reads `want`.
+pub async fn pod_field(
+    sc: &mut Scenario,
+    pod: &str,
+    pointer: &str,
+    want: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (pod, pointer, want) = (pod.to_string(), pointer.to_string(), want.to_string());
+    wait(
+        sc,
+        timeout,
+        clauses::identity_restored(),
+        move |t| match super::checks::field(t, crate::history::Kind::Pod, &pod, &pointer) {
+            Some(have) if have == want => None,
+            have => Some(format!(
+                "pod {pod}: {pointer} is {}, expected {want:?}",
+                have.map(|h| format!("{h:?}"))
+                    .unwrap_or_else(|| "unset".into())
+            )),
+        },
+    )
+    .await
+}
+
 /// Waits until a pod's container waits with the given reason.
 pub async fn pod_waiting(
     sc: &mut Scenario,

@@ -78,7 +78,11 @@ pub fn created_after_predecessors_ready(
                             .pod_at(&scope.set, *p)
                             .is_some_and(|pod| pod.available(e.at, scope.min_ready))
                     })
-                    .map(|p| format!("{}-{p}", scope.set))
+                    .map(|p| match state.pod_at(&scope.set, p) {
+                        Some(pod) if pod.terminating => format!("{}-{p} (terminating)", scope.set),
+                        Some(_) => format!("{}-{p}", scope.set),
+                        None => format!("{}-{p} (missing)", scope.set),
+                    })
                     .collect();
                 if !not_ready.is_empty() {
                     let msg = format!(
