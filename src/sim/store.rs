@@ -375,7 +375,8 @@ impl Txn<'_> {
     }
 
     /// Stores a new object (the caller checked it is absent) at a new resourceVersion.
-    pub fn create(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+    pub fn create(&mut self, key: &ObjKey, obj: Value) -> Value {
+        let mut obj = go_field_order(obj);
         let rv = self.record(EventType::Added, key, obj.clone(), None);
         set_rv(&mut obj, rv);
         self.inner.objects.insert(key.clone(), obj.clone());
@@ -383,7 +384,8 @@ impl Txn<'_> {
     }
 
     /// Replaces a stored object at a new resourceVersion.
-    pub fn update(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+    pub fn update(&mut self, key: &ObjKey, obj: Value) -> Value {
+        let mut obj = go_field_order(obj);
         let prev = self.inner.objects.get(key).cloned();
         let rv = self.record(EventType::Modified, key, obj.clone(), prev);
         set_rv(&mut obj, rv);
@@ -410,10 +412,42 @@ impl Txn<'_> {
     }
 }
 
+/// An object's top-level fields in the order kube-apiserver writes them,
+/// which is the order of the Go struct it decoded into: `kind` and
+/// `apiVersion` (TypeMeta), `metadata`, then the body, `status` last; the
+/// body's own fields keep the order they came in.
+pub fn go_field_order(obj: Value) -> Value {
+    let Value::Object(mut map) = obj else {
+        return obj;
+    };
+    let mut out = serde_json::Map::with_capacity(map.len());
+    for key in ["kind", "apiVersion", "metadata"] {
+        if let Some(v) = map.remove(key) {
+            out.insert(key.to_string(), v);
+        }
+    }
+    let status = map.remove("status");
+    out.extend(map);
+    if let Some(v) = status {
+        out.insert("status".to_string(), v);
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn objects_are_stored_kind_first_and_status_last() {
+        let obj = json!({"apiVersion": "v1", "status": {}, "spec": {"a": 1}, "metadata": {"name": "x"}, "kind": "Pod"});
+        let keys: Vec<String> = go_field_order(obj)
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["kind", "apiVersion", "metadata", "spec", "status"]);
+    }
 
     fn pod(name: &str) -> Value {
         json!({"metadata": {"name": name, "namespace": "default"}})
