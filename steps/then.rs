@@ -328,6 +328,17 @@ async fn observed_generation(w: &mut KepWorld, set: String) -> anyhow::Result<()
     checks::field_is(sc, kind, &set, "/status/observedGeneration", &generation).await
 }
 
+#[then(expr = "within {int} seconds the controller reports {string} of {string} as {int}")]
+async fn metric_reports(
+    w: &mut KepWorld,
+    n: u64,
+    metric: String,
+    set: String,
+    value: i64,
+) -> anyhow::Result<()> {
+    waits::metric_reports(w.sc()?, &metric, &set, value as f64, secs(n)).await
+}
+
 #[then(expr = "within {int} seconds pod {string} has {string} set to {string}")]
 async fn pod_field_within(
     w: &mut KepWorld,

@@ -195,6 +195,14 @@ pub fn recreate_downtime() -> Clause {
     )
 }
 
+/// KEP-961's metrics.
+pub fn max_unavailable_metrics() -> Clause {
+    Clause::new(
+        "KEP-961 Metrics",
+        "statefulset_max_unavailable**: tracks the current `.spec.updateStrategy.rollingUpdate.maxUnavailable` value",
+    )
+}
+
 /// Once the pods stop changing, the status says exactly what they are.
 pub fn status_settles() -> Clause {
     Clause::new(

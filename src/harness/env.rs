@@ -104,6 +104,8 @@ pub struct Environment {
     replicas: Mutex<BTreeMap<String, Replica>>,
     /// The namespaces of scenarios not yet cleaned up, for an interrupted run.
     live: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// The metrics every in-process replica records into.
+    metrics: crate::controller::metrics::Metrics,
 }
 
 impl std::fmt::Debug for Environment {
@@ -180,6 +182,7 @@ impl Environment {
             options: opts.clone(),
             replicas: Mutex::new(BTreeMap::new()),
             live: Default::default(),
+            metrics: Default::default(),
         };
         if opts.bundled_controller {
             env.start_replica(ReplicaSpec {
@@ -221,6 +224,15 @@ impl Environment {
         self.options.controller_gates.clone()
     }
 
+    /// The exposition text of the controller under test's metrics, when
+    /// kepspec can read them: the bundled controller running in-process as
+    /// itself (not standing in for a vendor's controller, whose metrics it
+    /// would not be).
+    pub fn controller_metrics(&self) -> Option<String> {
+        (self.options.bundled_controller && self.profile.name() == "bundled")
+            .then(|| self.metrics.render())
+    }
+
     /// Starts an in-process controller replica.
     pub async fn start_replica(&self, spec: ReplicaSpec) -> anyhow::Result<()> {
         let mut config = self.config.clone();
@@ -236,6 +248,7 @@ impl Environment {
             resource: self.profile.api_resource(),
             fields: self.profile.fields().clone(),
             implementation: self.options.implementation,
+            metrics: self.metrics.clone(),
             ..ControllerOptions::default()
         };
         let token = stop.clone();

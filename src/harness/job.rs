@@ -85,6 +85,12 @@ fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) ->
     if p.tags.contains(&explore) {
         return Some(crate::explore::plan::EXPLORE_SKIP.to_string());
     }
+    if p.tags.iter().any(|t| t == "@metrics") && env.controller_metrics().is_none() {
+        return Some(format!(
+            "reads the controller's metrics, which kepspec reads only from the bundled controller running in-process (target {})",
+            env.profile.name()
+        ));
+    }
     env.profile.skip_reason(&p.name, &p.tags, facts)
 }
 

@@ -24,6 +24,7 @@ pub mod out;
 pub mod plan;
 pub mod runner;
 pub mod scenario;
+pub mod scrape;
 pub mod setspec;
 pub mod staging;
 pub mod verdict;

@@ -299,6 +299,32 @@ pub async fn pod_field(
     .await
 }
 
+/// Waits until the controller's metrics report `want` for `metric` of
+/// `set` (the metrics are read at every re-judgement: they change without
+/// an object changing).
+pub async fn metric_reports(
+    sc: &mut Scenario,
+    metric: &str,
+    set: &str,
+    want: f64,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let env = sc.env.clone();
+    let namespace = sc.namespace.clone();
+    let (metric, set) = (metric.to_string(), set.to_string());
+    wait(sc, timeout, clauses::max_unavailable_metrics(), move |_| {
+        let Some(text) = env.controller_metrics() else {
+            return Some("the controller's metrics cannot be read on this target".into());
+        };
+        match super::scrape::gauge(&text, &metric, &namespace, &set) {
+            Some(v) if (v - want).abs() < f64::EPSILON => None,
+            Some(v) => Some(format!("the controller reports {metric} of {set} as {v}")),
+            None => Some(format!("the controller reports no {metric} for {set}")),
+        }
+    })
+    .await
+}
+
 /// Waits until a pod's container waits with the given reason.
 pub async fn pod_waiting(
     sc: &mut Scenario,
