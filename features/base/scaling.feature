@@ -89,3 +89,15 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   Scenario: Parallel creates without waiting for readiness
     Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and readiness held by the readiness gate
     Then within 30 seconds 3 pods of "web" exist at the update revision
+
+  Scenario: Parallel creates the other pods while a failed pod is still being removed
+    Given a StatefulSet "web" with 1 replica and pod management policy "Parallel"
+    And all pods of "web" are running and ready
+    And pod "web-0" has the finalizer "kepspec.io/hold"
+    When pod "web-0" fails
+    Then within 30 seconds pod "web-0" is terminating
+    When "web" is scaled to 3 replicas
+    Then within 30 seconds pod "web-2" of "web" runs the update revision and is ready
+    And within 30 seconds pod "web-1" of "web" runs the update revision and is ready
+    When the finalizer "kepspec.io/hold" is removed from pod "web-0"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
