@@ -339,6 +339,26 @@ async fn metric_reports(
     waits::metric_reports(w.sc()?, &metric, &set, value as f64, secs(n)).await
 }
 
+#[then(
+    expr = "the scale subresource of {string} reports {int} replica(s) and the selector {string}"
+)]
+async fn scale_reports(
+    w: &mut KepWorld,
+    set: String,
+    replicas: i32,
+    selector: String,
+) -> anyhow::Result<()> {
+    let scale = w.sc()?.read_scale(&set).await?;
+    let spec = scale.spec.as_ref().and_then(|s| s.replicas);
+    let status = scale.status.as_ref().map(|s| s.replicas);
+    let served = scale.status.as_ref().and_then(|s| s.selector.clone());
+    anyhow::ensure!(
+        spec == Some(replicas) && status == Some(replicas) && served.as_deref() == Some(selector.as_str()),
+        "the scale of {set} reports spec.replicas {spec:?}, status.replicas {status:?}, status.selector {served:?}; expected {replicas}, {replicas} and {selector:?}"
+    );
+    Ok(())
+}
+
 #[then(expr = "within {int} seconds pod {string} has {string} set to {string}")]
 async fn pod_field_within(
     w: &mut KepWorld,

@@ -60,6 +60,11 @@ async fn change_strategy(w: &mut KepWorld, set: String, strategy: String) -> any
     Ok(w.sc()?.set_strategy(&set, &strategy).await?)
 }
 
+#[when(expr = "{string} is scaled to {int} replica(s) through its scale subresource")]
+async fn scale_subresource(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
+    Ok(w.sc()?.scale_subresource(&set, replicas).await?)
+}
+
 #[when(expr = "{string} is scaled to {int} replica(s)")]
 async fn scale(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
     Ok(w.sc()?.scale(&set, replicas).await?)

@@ -14,13 +14,20 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   or terminating another Pod." With minReadySeconds, upstream's controller
   waits for more than readiness (upstream-statefulset-facts, "Reconcile order
   (one sync)"): "a pod that is terminating, not Running+Ready, or not
-  Available for minReadySeconds blocks everything after it".
+  Available for minReadySeconds blocks everything after it". "Replicas":
+  scaling happens "via kubectl scale statefulset statefulset --replicas=X"
+  or by "a HorizontalPodAutoscaler (or any similar API for horizontal
+  scaling)", both of which go through the set's scale subresource, which
+  upstream's conformance test E14 (coverage/upstream-tests.yaml) reads and
+  writes.
 
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it"
+  # cite: statefulset-concepts.txt | Replicas | "via kubectl scale statefulset statefulset --replicas=X"
+  # cite: statefulset-concepts.txt | Replicas | "a HorizontalPodAutoscaler (or any similar API for horizontal scaling)"
   # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   # covers: R46 C2 C14 C16 E11
@@ -101,3 +108,12 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     And within 30 seconds pod "web-1" of "web" runs the update revision and is ready
     When the finalizer "kepspec.io/hold" is removed from pod "web-0"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+
+  # covers: E14
+  Scenario: the scale subresource reads and sets the replicas
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    Then the scale subresource of "web" reports 2 replicas and the selector "app=web"
+    When "web" is scaled to 3 replicas through its scale subresource
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And the scale subresource of "web" reports 3 replicas and the selector "app=web"

@@ -415,6 +415,42 @@ impl Scenario {
             .await
     }
 
+    /// Sets the replicas through the scale subresource, as upstream's e2e
+    /// test does: read the Scale, change `spec.replicas`, write it back.
+    pub async fn scale_subresource(
+        &mut self,
+        name: &str,
+        replicas: i32,
+    ) -> Result<(), RequestError> {
+        self.note_change().await;
+        let kind = self.resource.kind.clone();
+        let what = || format!("scale {kind} {name} through its scale subresource");
+        let mut scale = self
+            .sets_api()
+            .get_scale(name)
+            .await
+            .map_err(|e| RequestError::from_kube(what(), e))?;
+        scale.spec.get_or_insert_with(Default::default).replicas = Some(replicas);
+        self.sets_api()
+            .replace_scale(name, &kube::api::PostParams::default(), &scale)
+            .await
+            .map(|o| self.wrote(Kind::StatefulSet, &o.metadata))
+            .map_err(|e| RequestError::from_kube(what(), e))
+    }
+
+    /// The set's Scale as the scale subresource serves it.
+    pub async fn read_scale(
+        &self,
+        name: &str,
+    ) -> Result<k8s_openapi::api::autoscaling::v1::Scale, RequestError> {
+        self.sets_api().get_scale(name).await.map_err(|e| {
+            RequestError::from_kube(
+                format!("read the scale of {} {name}", self.resource.kind),
+                e,
+            )
+        })
+    }
+
     /// Sets `.spec.updateStrategy.rollingUpdate.partition`.
     pub async fn set_partition(&mut self, name: &str, partition: i32) -> Result<(), RequestError> {
         self.patch_set(name, json!({ "spec": { "updateStrategy": { "rollingUpdate": { "partition": partition } } } })).await
