@@ -8,7 +8,8 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   The same section's example: "If web-0 should fail, after web-1 is Running
   and Ready, but before web-2 is launched, web-2 will not be launched until
   web-0 is successfully relaunched and becomes Running and Ready."
-  "Parallel Pod Management": "Parallel pod management tells the StatefulSet
+  Only the predecessors of a pod must be ready for it to go: the pod being
+  removed may itself be unready. "Parallel Pod Management": "Parallel pod management tells the StatefulSet
   controller to launch or terminate all Pods in parallel, and to not wait for
   Pods to become Running and Ready or completely terminated prior to launching
   or terminating another Pod." With minReadySeconds, upstream's controller
@@ -83,6 +84,14 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Then for 3 seconds no pod of "web" is created or deleted
     When pod "web-0" is made ready
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+
+  Scenario: OrderedReady scale-down removes a pod that is itself not ready
+    Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-2" is made not ready
+    And "web" is scaled to 2 replicas
+    Then within 30 seconds all 2 pods of "web" run the update revision and are ready
 
   # covers: C21
   Scenario: Parallel scales down without waiting
