@@ -1,0 +1,44 @@
+@kep-3541 @recreate @gate-StatefulSetRecreateStrategy
+Feature: An OnDelete set with a pending template change, switched to Recreate
+  StatefulSet concepts, "Update strategies": under OnDelete "the StatefulSet
+  controller will not automatically update the Pods in a StatefulSet", so a
+  template change stays pending, and a pod deleted by hand comes back at the
+  new revision. KEP-3541, "Proposed Recreate Strategy Algorithm": Phase 1
+  reads "// Delete ALL pods owned by this StatefulSet that have old
+  revision", testing each pod with "IF pod.Labels["controller-revision-hash"]
+  != updateRevision THEN", and Phase 3 creates pods only once "No old pods
+  remain"; its key characteristics: "Guarantees old and new pods never run
+  simultaneously".
+
+  What to expect after an OnDelete set with a pending change is switched to
+  Recreate is inferred from the pseudo-code, as recreate/what_is_kept.feature
+  does for a partitioned rollout; the KEP has no example of it. The switch
+  changes no template, so it makes no new revision ("Notes/Constraints/Caveats":
+  "Strategy Type Change Does Not Trigger Rollout"), but the pods still at the
+  old revision are exactly what Phase 1 deletes: the pending change is rolled
+  out by one Recreate, and the pod already at the update revision is kept.
+
+  # cite: statefulset-concepts.txt | Update strategies | "the StatefulSet controller will not automatically update the Pods in a StatefulSet"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "No old pods remain"
+  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "Strategy Type Change Does Not Trigger Rollout"
+
+  # covers: R59
+  Scenario: switching to Recreate replaces the pods still at the old revision together, and keeps the one already updated
+    # rejects: a controller that starts a Recreate only for a template change made after the switch (the pending change never rolls out), one that replaces the old pods one at a time or creates a new pod while an old one remains, and one that also deletes web-1, already at the update revision
+    Given a StatefulSet "web" with 3 replicas, update strategy "OnDelete" and termination taking "2" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-1" is deleted
+    Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    And pod "web-0" of "web" runs the current revision
+    When the checks that follow look only at what happens from here on
+    And the update strategy of "web" is changed to "Recreate"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And pod "web-1" was neither deleted nor replaced
+    And pods of "web" were deleted without waiting for each other
+    And no pod of the update revision was created while a pod of another revision existed
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
