@@ -455,6 +455,18 @@ async fn claims_kept_volume(w: &mut KepWorld, set: String) -> anyhow::Result<()>
 }
 
 #[then(
+    expr = "within {int} seconds pod {string} of {string} is terminating and the controller has seen it"
+)]
+async fn terminating_seen(
+    w: &mut KepWorld,
+    n: u64,
+    pod: String,
+    set: String,
+) -> anyhow::Result<()> {
+    waits::pod_terminating_seen(w.sc()?, &set, &pod, secs(n)).await
+}
+
+#[then(
     expr = "within {int} seconds pod {string} of {string} is not ready and the controller has seen it"
 )]
 async fn unready_seen(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {

@@ -48,7 +48,8 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     Given a StatefulSet "web" with 1 replica, pod management policy "OrderedReady" and termination taking "3" seconds
     And all pods of "web" are running and ready
     When pod "web-0" is deleted
-    And "web" is scaled to 2 replicas
+    Then within 30 seconds pod "web-0" of "web" is terminating and the controller has seen it
+    When "web" is scaled to 2 replicas
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And every pod of "web" was created only after its predecessors were running and ready
 

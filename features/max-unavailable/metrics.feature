@@ -32,6 +32,7 @@ Feature: The controller reports the budget and the unavailable replicas as metri
   # covers: M12
   Scenario: a missing replica counts as unavailable
     Given a StatefulSet "web" with 2 replicas, max unavailable "1" and readiness held by the readiness gate
+    Then within 30 seconds 1 pod of "web" exists at the update revision
     When pod "web-0" is made ready
     Then within 30 seconds 2 pods of "web" exist at the update revision
     And within 10 seconds the controller reports "statefulset_unavailable_replicas" of "web" as 1

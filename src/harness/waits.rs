@@ -693,6 +693,41 @@ pub async fn status_counts_ready(
     .await
 }
 
+/// Waits until pod `pod` of the set is terminating (as the recorder saw it)
+/// and the controller's status no longer counts it among the current and
+/// updated replicas (which count only pods that are not terminating): a
+/// change the next step relies on the controller having seen.
+pub async fn pod_terminating_seen(
+    sc: &mut Scenario,
+    set: &str,
+    pod: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (set, pod) = (set.to_string(), pod.to_string());
+    wait(sc, timeout, clauses::pod_state(), move |t| {
+        let state = state_before(t, t.next_seq());
+        match state.pods.get(pod.as_str()) {
+            None => return Some(format!("pod {pod} does not exist")),
+            Some(p) if !p.terminating => return Some(format!("pod {pod} is not terminating")),
+            Some(_) => {}
+        }
+        let live = state.pods_of(&set).filter(|p| !p.terminating).count() as i64;
+        let field = |f: &str| {
+            state
+                .sets
+                .get(set.as_str())
+                .and_then(|e| e.object.pointer(&format!("/status/{f}")))
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        };
+        let counted = field("currentReplicas").max(field("updatedReplicas"));
+        (counted > live).then(|| {
+            format!("pod {pod} is terminating, but the controller's status still counts {counted} current or updated replicas ({live} are not terminating)")
+        })
+    })
+    .await
+}
+
 /// Waits until pod `pod` of the set is not ready (as the recorder saw it)
 /// and the controller's status no longer counts it ready: a change the
 /// next step relies on the controller having seen.
