@@ -148,34 +148,35 @@ fn entries_of<'v>(
         .ok_or_else(|| problem(file, format!("needs a non-empty mapping `{key}` of ids")))
 }
 
-/// The seed promises of `coverage/promises.yaml`.
-pub fn parse_promises(text: &str) -> Result<Vec<Entry>, InputProblem> {
-    let doc = yaml(text, PROMISES)?;
+/// The entries of a catalogue: the mapping `key` of `file`, each with a
+/// `source` field and a `text` field.
+fn parse_catalogue(
+    text: &str,
+    file: &str,
+    key: &str,
+    (source, words): (&str, &str),
+) -> Result<Vec<Entry>, InputProblem> {
+    let doc = yaml(text, file)?;
     let mut out = Vec::new();
-    for (id, v) in entries_of(&doc, "promises", PROMISES)? {
-        let place = format!("{PROMISES}: promises.{id}");
+    for (id, v) in entries_of(&doc, key, file)? {
+        let place = format!("{file}: {key}.{id}");
         out.push(Entry {
             id: id.clone(),
-            source: field(v, "source", &place)?.to_string(),
-            text: field(v, "promise", &place)?.to_string(),
+            source: field(v, source, &place)?.to_string(),
+            text: field(v, words, &place)?.to_string(),
         });
     }
     Ok(out)
 }
 
+/// The seed promises of `coverage/promises.yaml`.
+pub fn parse_promises(text: &str) -> Result<Vec<Entry>, InputProblem> {
+    parse_catalogue(text, PROMISES, "promises", ("source", "promise"))
+}
+
 /// Upstream's tests of `coverage/upstream-tests.yaml`.
 pub fn parse_upstream(text: &str) -> Result<Vec<Entry>, InputProblem> {
-    let doc = yaml(text, UPSTREAM)?;
-    let mut out = Vec::new();
-    for (id, v) in entries_of(&doc, "tests", UPSTREAM)? {
-        let place = format!("{UPSTREAM}: tests.{id}");
-        out.push(Entry {
-            id: id.clone(),
-            source: field(v, "file", &place)?.to_string(),
-            text: field(v, "name", &place)?.to_string(),
-        });
-    }
-    Ok(out)
+    parse_catalogue(text, UPSTREAM, "tests", ("file", "name"))
 }
 
 /// The explanations of `coverage/explained.yaml`.

@@ -22,6 +22,18 @@ pub fn latest_set<'t>(t: &'t Timeline, set: &str) -> Option<&'t Value> {
         .map(|e| &e.object)
 }
 
+/// An integer field of the set's status in `state` (0 when absent, as Go's
+/// `omitempty` drops zeros).
+fn status_int(state: &State<'_>, set: &str, field: &str) -> i64 {
+    state
+        .sets
+        .get(set)
+        .and_then(|e| e.object.get("status"))
+        .and_then(|s| s.get(field))
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
 /// Why a wait cannot judge a set yet: its status lags its spec.
 fn not_reported(set: &str) -> String {
     format!("{set} status does not yet report the update revision of its current generation")
@@ -682,11 +694,7 @@ pub async fn status_counts_ready(
             .pods_of(&set)
             .filter(|p| p.ready && !p.terminating)
             .count() as i64;
-        let obj = state.sets.get(set.as_str()).map(|e| &e.object);
-        let reported = obj
-            .and_then(|o| o.pointer("/status/readyReplicas"))
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
+        let reported = status_int(&state, &set, "readyReplicas");
         (reported != ready)
             .then(|| format!("{set} reports {reported} ready replicas, {ready} pods are ready"))
     })
@@ -712,15 +720,8 @@ pub async fn pod_terminating_seen(
             Some(_) => {}
         }
         let live = state.pods_of(&set).filter(|p| !p.terminating).count() as i64;
-        let field = |f: &str| {
-            state
-                .sets
-                .get(set.as_str())
-                .and_then(|e| e.object.pointer(&format!("/status/{f}")))
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-        };
-        let counted = field("currentReplicas").max(field("updatedReplicas"));
+        let counted = status_int(&state, &set, "currentReplicas")
+            .max(status_int(&state, &set, "updatedReplicas"));
         (counted > live).then(|| {
             format!("pod {pod} is terminating, but the controller's status still counts {counted} current or updated replicas ({live} are not terminating)")
         })
@@ -746,12 +747,7 @@ pub async fn pod_unready_seen(
             Some(_) => {}
         }
         let ready = state.pods_of(&set).filter(|p| p.ready).count() as i64;
-        let reported = state
-            .sets
-            .get(set.as_str())
-            .and_then(|e| e.object.pointer("/status/readyReplicas"))
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
+        let reported = status_int(&state, &set, "readyReplicas");
         (reported > ready).then(|| {
             format!("pod {pod} is not ready, but the controller's status still reports {reported} ready replicas ({ready} are)")
         })
@@ -780,13 +776,10 @@ pub async fn status_reports(
                 pods.len()
             ));
         }
-        let obj = state.sets.get(set.as_str()).map(|e| &e.object);
-        let field = |f: &str| {
-            obj.and_then(|o| o.pointer(&format!("/status/{f}")))
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-        };
-        let (r, rr) = (field("replicas"), field("readyReplicas"));
+        let (r, rr) = (
+            status_int(&state, &set, "replicas"),
+            status_int(&state, &set, "readyReplicas"),
+        );
         (r != replicas || rr != ready).then(|| {
             format!(
                 "{set} reports {r} replicas and {rr} ready replicas; {replicas} and {ready} exist"

@@ -143,18 +143,23 @@ impl TimelineBuilder {
         self
     }
 
-    /// Creates or updates StatefulSet `name` with the given status.
-    pub fn set_status(&mut self, name: &str, status: Value) -> &mut Self {
-        let key = (Kind::StatefulSet, name.to_string());
-        let (change, mut obj) = match self.objects.get(&key) {
+    /// StatefulSet `name` as recorded last, or a new one at `generation`
+    /// with an empty spec, and the change writing it back will be.
+    fn set_object(&mut self, name: &str, generation: i64) -> (Change, Value) {
+        match self.objects.get(&(Kind::StatefulSet, name.to_string())) {
             Some(o) => (Change::Modified, o.clone()),
             None => {
                 let uid = self.new_uid(name);
                 let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
-                    "metadata": {"name": name, "uid": uid, "generation": 1}, "spec": {}});
+                    "metadata": {"name": name, "uid": uid, "generation": generation}, "spec": {}});
                 (Change::Added, o)
             }
-        };
+        }
+    }
+
+    /// Creates or updates StatefulSet `name` with the given status.
+    pub fn set_status(&mut self, name: &str, status: Value) -> &mut Self {
+        let (change, mut obj) = self.set_object(name, 1);
         obj["status"] = status;
         self.push(Kind::StatefulSet, change, obj);
         self
@@ -163,16 +168,7 @@ impl TimelineBuilder {
     /// Replaces the spec of StatefulSet `name` (created if new), raising its
     /// generation as the apiserver does.
     pub fn set_spec(&mut self, name: &str, spec: Value) -> &mut Self {
-        let key = (Kind::StatefulSet, name.to_string());
-        let (change, mut obj) = match self.objects.get(&key) {
-            Some(o) => (Change::Modified, o.clone()),
-            None => {
-                let uid = self.new_uid(name);
-                let o = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
-                    "metadata": {"name": name, "uid": uid, "generation": 0}});
-                (Change::Added, o)
-            }
-        };
+        let (change, mut obj) = self.set_object(name, 0);
         let generation = obj
             .pointer("/metadata/generation")
             .and_then(Value::as_i64)
