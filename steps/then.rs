@@ -434,6 +434,18 @@ async fn terminated_in_order(w: &mut KepWorld, set: String) -> anyhow::Result<()
     checks::terminated_in_order(w.sc()?, &set).await
 }
 
+#[then(
+    expr = "every pod of {string} was replaced only once each higher ordinal ran its revision and was Ready"
+)]
+async fn enforced_sequence(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::enforced_order(w.sc()?, &set, false).await
+}
+
+#[then(expr = "no pod of {string} was replaced while its highest ordinal was not Ready")]
+async fn enforced_safety(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::enforced_order(w.sc()?, &set, true).await
+}
+
 #[then(expr = "a pod of {string} was deleted while an earlier replacement was still unavailable")]
 async fn budget_refilled(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::budget_refilled(w.sc()?, &set).await

@@ -93,11 +93,23 @@ pub enum Defect {
     /// KEP-3541 "Clear Events": emits RecreateStarted for the first Recreate
     /// of a set only, not for a later rollout.
     RecreateStartedOncePerSet,
+    /// KEP-3541 draft: treats EnforcedRollingUpdate as RollingUpdate
+    /// although its gate is on.
+    EnforcedAsRolling,
+    /// KEP-3541 draft skew: acts on EnforcedRollingUpdate although its gate
+    /// is off.
+    IgnoreEnforcedGate,
+    /// KEP-3541 draft: forces through every ordinal, taking each new pod
+    /// for Ready (no wait, no safety halt).
+    EnforcedNoWait,
+    /// KEP-3541 draft: emits ForcedReplacement for every replacement, the
+    /// healthy ones too.
+    ForcedEveryDeletion,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 25] = [
+    pub const ALL: [(&'static str, Defect); 29] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -135,6 +147,10 @@ impl Defect {
             "recreate-started-once-per-set",
             Defect::RecreateStartedOncePerSet,
         ),
+        ("enforced-as-rolling", Defect::EnforcedAsRolling),
+        ("ignore-enforced-gate", Defect::IgnoreEnforcedGate),
+        ("enforced-no-wait", Defect::EnforcedNoWait),
+        ("forced-every-deletion", Defect::ForcedEveryDeletion),
     ];
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
@@ -248,6 +264,20 @@ pub fn distort_input(
                 !(pods::is_terminating(p) && pods::ordinal(p).is_some_and(|o| o >= end))
             });
         }
+        Defect::EnforcedAsRolling => gates.enforced_rolling_update_in_statefulset = false,
+        Defect::IgnoreEnforcedGate => gates.enforced_rolling_update_in_statefulset = true,
+        Defect::EnforcedNoWait => {
+            let enforced = spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.type_.as_deref())
+                == Some("EnforcedRollingUpdate");
+            for p in pods_seen.iter_mut().filter(|p| {
+                enforced && pods::pod_revision(p) == update_revision && !pods::is_terminating(p)
+            }) {
+                look_ready(p);
+            }
+        }
         // Changes how the watches list (see `run::watcher_config`).
         Defect::RelistFromCache => {}
         Defect::OneAtATimeRecreate
@@ -260,8 +290,25 @@ pub fn distort_input(
         | Defect::StatusClaimsReady
         | Defect::EventBeforeStatus
         | Defect::RecreateStartedOnCreate
-        | Defect::RecreateStartedOncePerSet => {}
+        | Defect::RecreateStartedOncePerSet
+        | Defect::ForcedEveryDeletion => {}
     }
+}
+
+/// Makes a pod look Running and Ready for a long time.
+fn look_ready(p: &mut Pod) {
+    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    let status = p.status.get_or_insert_with(PodStatus::default);
+    status.phase = Some("Running".into());
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    conditions.retain(|c| c.type_ != "Ready");
+    conditions.push(PodCondition {
+        type_: "Ready".into(),
+        status: "True".into(),
+        last_transition_time: Some(Time(jiff::Timestamp::UNIX_EPOCH)),
+        ..PodCondition::default()
+    });
 }
 
 /// Locks a defect's state, also after a panic elsewhere poisoned it.
@@ -381,6 +428,29 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
                     reason: RECREATE_STARTED.into(),
                     message: super::plan::RECREATE_STARTED_MESSAGE.into(),
                 }));
+            }
+        }
+        Defect::ForcedEveryDeletion => {
+            if matches!(plan.phase, Phase::EnforcedRollingUpdate { .. }) {
+                let healthy: Vec<String> = plan
+                    .actions
+                    .iter()
+                    .filter_map(|a| match a {
+                        Action::DeletePod {
+                            name,
+                            reason: DeleteReason::RollingUpdate,
+                            ..
+                        } => Some(name.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                for name in healthy {
+                    plan.actions.push(Action::Event(super::plan::EventSpec {
+                        type_: super::plan::EventType::Normal,
+                        reason: super::plan::FORCED_REPLACEMENT.into(),
+                        message: format!("Forced replacement of pod {name}"),
+                    }));
+                }
             }
         }
         Defect::StatusClaimsReady => {

@@ -42,6 +42,9 @@ pub struct Outcome {
     pub writes: usize,
     /// What the caches must catch up with.
     pub freshness: Freshness,
+    /// The outcome of each forced replacement attempted (the KEP-3541
+    /// draft's counter), true when the pod was deleted.
+    pub forced: Vec<bool>,
 }
 
 fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
@@ -323,7 +326,7 @@ async fn perform_one(
                     source,
                 })
         }
-        Action::DeletePod { name, uid, .. } => {
+        Action::DeletePod { name, uid, reason } => {
             let api: Api<Pod> = Api::namespaced(client, ns);
             // The uid precondition makes a retried delete after a restart safe:
             // it can never hit a newer pod that took the same name.
@@ -335,7 +338,13 @@ async fn perform_one(
                 ..DeleteParams::default()
             };
             outcome.writes += 1;
-            match api.delete(name, &params).await {
+            let deleted = api.delete(name, &params).await;
+            if *reason == super::plan::DeleteReason::ForcedReplacement {
+                outcome
+                    .forced
+                    .push(deleted.as_ref().is_ok() || deleted.as_ref().is_err_and(is_not_found));
+            }
+            match deleted {
                 Err(e) if is_not_found(&e) => Ok(()),
                 result => {
                     pod_or_claim_event(target, "delete", "Pod", name, result.as_ref().err()).await;

@@ -31,9 +31,17 @@ pub const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavai
 /// Upstream's full name of the unavailable-replicas gauge.
 pub const UNAVAILABLE_REPLICAS: &str = "statefulset_controller_statefulset_unavailable_replicas";
 
+/// The KEP-3541 draft's counter of forced replacements ("Monitoring
+/// Requirements": `statefulset_forced_pod_replacements_total`, "Counter
+/// with success/failure labels"), labelled like upstream's gauges plus
+/// `result`.
+pub const FORCED_REPLACEMENTS: &str = "statefulset_forced_pod_replacements_total";
+
 #[derive(Debug, Default)]
 struct Inner {
     sets: BTreeMap<(String, String), SetGauges>,
+    /// (namespace, set, succeeded) -> forced replacements.
+    forced: BTreeMap<(String, String, bool), u64>,
     reconciles: u64,
     errors: u64,
     stale_skips: u64,
@@ -130,6 +138,15 @@ impl Metrics {
         });
     }
 
+    /// Counts one forced replacement (the delete call's outcome).
+    pub fn forced_replacement(&self, namespace: &str, name: &str, succeeded: bool) {
+        self.with(|m| {
+            *m.forced
+                .entry((namespace.to_string(), name.to_string(), succeeded))
+                .or_default() += 1;
+        });
+    }
+
     /// Forgets a deleted set.
     pub fn forget(&self, namespace: &str, name: &str) {
         self.with(|m| {
@@ -165,6 +182,15 @@ impl Metrics {
                 "Current number of unavailable pods in StatefulSet",
                 |g| g.unavailable_replicas,
             );
+            let _ = writeln!(out, "# HELP {FORCED_REPLACEMENTS} [ALPHA] Pods replaced by EnforcedRollingUpdate although they were not available (KEP-3541 draft).");
+            let _ = writeln!(out, "# TYPE {FORCED_REPLACEMENTS} counter");
+            for ((ns, set, ok), n) in &m.forced {
+                let result = if *ok { "success" } else { "failure" };
+                let _ = writeln!(
+                    out,
+                    "{FORCED_REPLACEMENTS}{{result=\"{result}\",statefulset_name=\"{set}\",statefulset_namespace=\"{ns}\"}} {n}"
+                );
+            }
             let _ = writeln!(out, "# HELP statefulset_controller_reconcile_total Syncs performed.");
             let _ = writeln!(out, "# TYPE statefulset_controller_reconcile_total counter");
             let _ = writeln!(out, "statefulset_controller_reconcile_total {}", m.reconciles);
@@ -257,6 +283,7 @@ mod tests {
         let on = ControllerGates {
             statefulset_recreate_strategy: true,
             max_unavailable_statefulset: true,
+            enforced_rolling_update_in_statefulset: false,
         };
         let world = World::stable(3)
             .max_unavailable(serde_json::json!(2))
@@ -276,6 +303,7 @@ mod tests {
         let off = world.gates(ControllerGates {
             statefulset_recreate_strategy: true,
             max_unavailable_statefulset: false,
+            enforced_rolling_update_in_statefulset: false,
         });
         assert_eq!(gauges_of(&off.plan(), &off.set, &off.pods, off.now), None);
     }

@@ -22,7 +22,7 @@ pub mod status;
 pub mod vendor;
 pub mod view;
 
-pub use plan::{ControllerGates, Observed, Plan};
+pub use plan::{ControllerGates, Observed, Plan, ENFORCED_GATE};
 pub use run::{run, ControllerOptions};
 
 #[cfg(test)]

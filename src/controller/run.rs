@@ -464,6 +464,11 @@ async fn sync_fresh(
     let (outcome, result) = execute::perform(&target, &plan, typed.status.as_ref()).await;
     // What took effect is recorded before a failure is returned: the next
     // sync (a retry after the failure) must not decide on older caches.
+    for succeeded in &outcome.forced {
+        ctx.opts
+            .metrics
+            .forced_replacement(&ns, &target.regarding.name, *succeeded);
+    }
     let f = outcome.freshness;
     ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);
     ctx.seen.sets.written.fetch_max(f.sets, Ordering::SeqCst);

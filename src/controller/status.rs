@@ -141,6 +141,9 @@ pub struct StatusInput<'a> {
     pub completes: bool,
     /// The `Progressing` condition to set; `None` keeps the conditions as observed.
     pub progress: Option<Progress>,
+    /// The message of the KEP-3541 draft's `StatefulSetUpdateStrategy`
+    /// condition while the set uses EnforcedRollingUpdate; `None` removes it.
+    pub enforced: Option<String>,
     /// Time of this sync.
     pub now: Timestamp,
 }
@@ -160,7 +163,10 @@ pub fn build(input: &StatusInput<'_>) -> StatefulSetStatus {
         .and_then(|s| s.conditions.as_deref())
         .unwrap_or(&[]);
     let conditions = match &input.progress {
-        Some(progress) => set_condition(observed_conditions, progressing(progress), input.now),
+        Some(progress) => {
+            let with = set_condition(observed_conditions, progressing(progress), input.now);
+            strategy_condition(with, input.enforced.as_deref(), input.now)
+        }
         None => observed_conditions.to_vec(),
     };
     StatefulSetStatus {
@@ -190,6 +196,34 @@ fn progressing(progress: &Progress) -> StatefulSetCondition {
 /// Replaces the condition of the same type in `conditions` (keeping the
 /// others in place), stamping `now` as lastTransitionTime unless the
 /// condition already had the same status.
+/// The draft's `StatefulSetUpdateStrategy` condition ("Monitoring
+/// Requirements": "indicates active strategy"): present, `True` with reason
+/// `EnforcedRollingUpdate`, while the set uses that strategy; gone otherwise.
+fn strategy_condition(
+    conditions: Vec<StatefulSetCondition>,
+    enforced: Option<&str>,
+    now: Timestamp,
+) -> Vec<StatefulSetCondition> {
+    let kind = super::plan::ENFORCED_CONDITION;
+    match enforced {
+        Some(message) => set_condition(
+            &conditions,
+            StatefulSetCondition {
+                type_: Some(kind.to_string()),
+                status: Some("True".to_string()),
+                reason: Some("EnforcedRollingUpdate".to_string()),
+                message: Some(message.to_string()),
+                last_transition_time: None,
+            },
+            now,
+        ),
+        None => conditions
+            .into_iter()
+            .filter(|c| c.type_.as_deref() != Some(kind))
+            .collect(),
+    }
+}
+
 pub fn set_condition(
     conditions: &[StatefulSetCondition],
     mut condition: StatefulSetCondition,

@@ -19,6 +19,7 @@ fn input<'a>(
         spec_replicas: 3,
         completes: true,
         progress,
+        enforced: None,
         now: at(100),
     }
 }

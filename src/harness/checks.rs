@@ -895,3 +895,24 @@ pub async fn claims_kept_volume(sc: &mut Scenario, set: &str) -> anyhow::Result<
     });
     keep(sc, result)
 }
+
+/// The KEP-3541 draft: every replacement waited for each higher ordinal to
+/// be Ready at its revision (the draft's sequence), or, with `safety`, for
+/// the highest ordinal to be Ready (the draft's Safety SLO).
+pub async fn enforced_order(sc: &mut Scenario, set: &str, safety: bool) -> anyhow::Result<()> {
+    use crate::history::sequence;
+    let t = sc.timeline().await?;
+    let scope = scope_of(&t, set);
+    let from = sc.baseline(&t);
+    let result = if safety {
+        sequence::no_replacement_below_unready_highest(
+            &t,
+            &clauses::enforced_safety(),
+            from,
+            &scope,
+        )
+    } else {
+        sequence::replaced_in_sequence(&t, &clauses::enforced_sequence(), from, &scope)
+    };
+    keep(sc, result)
+}

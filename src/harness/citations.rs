@@ -41,7 +41,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The source names that clause ids begin with, and their reference files.
-const SOURCES: [(&str, &str); 6] = [
+const SOURCES: [(&str, &str); 7] = [
+    (
+        "KEP-3541 draft ",
+        "kep-3541-draft-enforced-rolling-update.md",
+    ),
     ("KEP-3541 ", "kep-3541-recreate-strategy.txt"),
     ("KEP-961 ", "kep-961-max-unavailable.md"),
     ("StatefulSet concepts, ", "statefulset-concepts.txt"),

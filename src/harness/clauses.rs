@@ -226,3 +226,28 @@ pub fn parallel_termination() -> Clause {
         "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod.",
     )
 }
+
+/// The KEP-3541 draft: a pod is replaced only once every higher ordinal is
+/// Ready at the update revision.
+pub fn enforced_sequence() -> Clause {
+    Clause::new(
+        "KEP-3541 draft Proposed EnforcedRollingUpdate Algorithm",
+        "wait_for_predecessors_ready(i+1 to replicas-1)",
+    )
+}
+
+/// The KEP-3541 draft's Safety SLO.
+pub fn enforced_safety() -> Clause {
+    Clause::new(
+        "KEP-3541 draft What are the reasonable SLOs (Service Level Objectives) for the enhancement?",
+        "0% of forced replacements should occur on StatefulSets where the latest ordinal pod fails to reach Ready state",
+    )
+}
+
+/// The KEP-3541 draft's counter of forced replacements.
+pub fn enforced_metrics() -> Clause {
+    Clause::new(
+        "KEP-3541 draft How can someone using this feature know that it is working for their instance?",
+        "tracks forced replacements per StatefulSet",
+    )
+}

@@ -106,6 +106,9 @@ pub struct Environment {
     live: std::sync::Mutex<std::collections::BTreeSet<String>>,
     /// The metrics every in-process replica records into.
     metrics: crate::controller::metrics::Metrics,
+    /// Whether the controller replicas run in this process (the bundled
+    /// controller, or the replicas of an isolated environment).
+    in_process: bool,
 }
 
 impl std::fmt::Debug for Environment {
@@ -183,6 +186,7 @@ impl Environment {
             replicas: Mutex::new(BTreeMap::new()),
             live: Default::default(),
             metrics: Default::default(),
+            in_process: opts.bundled_controller,
         };
         if opts.bundled_controller {
             env.start_replica(ReplicaSpec {
@@ -204,7 +208,8 @@ impl Environment {
             write_kubeconfig: None,
             ..self.options.clone()
         };
-        let env = Self::start(&opts).await?;
+        let mut env = Self::start(&opts).await?;
+        env.in_process = true;
         env.start_replica(ReplicaSpec {
             identity: "controller-1".into(),
             gates: self.options.controller_gates.clone(),
@@ -229,8 +234,7 @@ impl Environment {
     /// itself (not standing in for a vendor's controller, whose metrics it
     /// would not be).
     pub fn controller_metrics(&self) -> Option<String> {
-        (self.options.bundled_controller && self.profile.name() == "bundled")
-            .then(|| self.metrics.render())
+        (self.in_process && self.profile.name() == "bundled").then(|| self.metrics.render())
     }
 
     /// Starts an in-process controller replica.

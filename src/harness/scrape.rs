@@ -9,12 +9,27 @@
 //! the KEP's name or under any subsystem prefix of it, and a set under
 //! upstream's labels or the plain `namespace` / `statefulset`.
 
-/// The value of `name` for the set `set` in `namespace`, or None.
+/// The value of `name` for the set `set` in `namespace`, or None. `name`
+/// may select further labels: `statefulset_forced_pod_replacements_total{result=success}`.
 pub fn gauge(text: &str, name: &str, namespace: &str, set: &str) -> Option<f64> {
+    let (name, wanted) = match name.split_once('{') {
+        Some((n, rest)) => (n, rest.trim_end_matches('}')),
+        None => (name, ""),
+    };
+    let wanted: Vec<(&str, &str)> = wanted
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim(), v.trim().trim_matches('"')))
+        .collect();
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(parse_sample)
         .filter(|s| s.name == name || s.name.ends_with(&format!("_{name}")))
+        .filter(|s| {
+            wanted
+                .iter()
+                .all(|(k, v)| s.labels.iter().any(|(lk, lv)| lk == k && lv == v))
+        })
         .filter(|s| {
             let label = |keys: &[&str]| {
                 keys.iter().find_map(|k| {

@@ -109,7 +109,13 @@ impl SetSpec {
                 if let Some(p) = self.partition {
                     ru["partition"] = json!(p);
                 }
-                strategy["rollingUpdate"] = ru;
+                // The KEP-3541 draft's strategy has a block of its own.
+                let block = if self.strategy.as_deref() == Some("EnforcedRollingUpdate") {
+                    "enforcedRollingUpdate"
+                } else {
+                    "rollingUpdate"
+                };
+                strategy[block] = ru;
             }
             spec["updateStrategy"] = strategy;
         }

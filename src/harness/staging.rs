@@ -13,8 +13,12 @@ use crate::sim::admission::ApiGates;
 /// The tag that gives a scenario an environment of its own.
 pub const ISOLATED_TAG: &str = "isolated";
 
-/// The feature gates the KEPs define.
-pub const GATES: [&str; 2] = ["StatefulSetRecreateStrategy", "MaxUnavailableStatefulSet"];
+/// The feature gates the KEPs define (the last is the KEP-3541 draft's).
+pub const GATES: [&str; 3] = [
+    "StatefulSetRecreateStrategy",
+    "MaxUnavailableStatefulSet",
+    crate::controller::ENFORCED_GATE,
+];
 
 /// Checks a gate's name, naming the known ones.
 pub fn known_gate(name: &str) -> Result<(), String> {
@@ -33,6 +37,7 @@ pub fn apiserver_with(mut gates: ApiGates, name: &str, on: bool) -> Result<ApiGa
     known_gate(name)?;
     match name {
         "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = on,
+        crate::controller::ENFORCED_GATE => gates.enforced_rolling_update_in_statefulset = on,
         _ => gates.max_unavailable_statefulset = on,
     }
     Ok(gates)
@@ -47,6 +52,7 @@ pub fn controller_with(
     known_gate(name)?;
     match name {
         "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = on,
+        crate::controller::ENFORCED_GATE => gates.enforced_rolling_update_in_statefulset = on,
         _ => gates.max_unavailable_statefulset = on,
     }
     Ok(gates)

@@ -151,7 +151,7 @@ pub fn rollout_gap(t: &Timeline, set: &str, n: Option<usize>) -> Option<String> 
     rollout_gap_in(&state_before(t, t.next_seq()), set, n)
 }
 
-async fn wait(
+pub(crate) async fn wait(
     sc: &mut Scenario,
     timeout: Duration,
     clause: crate::history::Clause,
@@ -324,7 +324,12 @@ pub async fn metric_reports(
     let env = sc.env.clone();
     let namespace = sc.namespace.clone();
     let (metric, set) = (metric.to_string(), set.to_string());
-    wait(sc, timeout, clauses::max_unavailable_metrics(), move |_| {
+    let clause = if metric.starts_with(crate::controller::metrics::FORCED_REPLACEMENTS) {
+        clauses::enforced_metrics()
+    } else {
+        clauses::max_unavailable_metrics()
+    };
+    wait(sc, timeout, clause, move |_| {
         let Some(text) = env.controller_metrics() else {
             return Some("the controller's metrics cannot be read on this target".into());
         };

@@ -20,6 +20,7 @@ pub mod pacing;
 pub mod recorder;
 mod render;
 pub mod rules;
+pub mod sequence;
 pub mod signals;
 pub mod status_truth;
 pub mod timeline;

@@ -13,7 +13,7 @@ use super::views::{ordinal_of, state_before, PodFacts, SetScope, State};
 
 /// Whether `e` marks the first request to delete a pod: it carries a
 /// deletionTimestamp, or the pod is removed without one observed.
-fn deletion_request(e: &Entry, state: &State<'_>) -> bool {
+pub(super) fn deletion_request(e: &Entry, state: &State<'_>) -> bool {
     e.kind == Kind::Pod
         && match e.change {
             Change::Deleted => state

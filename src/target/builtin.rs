@@ -65,7 +65,8 @@ impl Profile {
 
     /// Upstream kube-controller-manager on apps/v1 StatefulSet: the profile
     /// `clusters/targets/upstream.yaml`, compiled in, so `--target upstream`
-    /// and the file can never disagree. It claims every scenario (version
+    /// and the file can never disagree. It claims every scenario but the
+    /// KEP-3541 draft's (version
     /// and gate limits are applied by [`Self::skip_reason`]), installs
     /// nothing, declares where v1.37 deviates from KEP-3541, and is stood in
     /// for on the embedded cluster by the bundled controller behaving as v1.37.

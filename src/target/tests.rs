@@ -104,12 +104,15 @@ fn built_in_profiles_are_apps_v1_statefulset() {
     for p in [Profile::bundled(), Profile::upstream()] {
         assert_eq!(p.api_resource(), sts, "{}", p.name());
         assert!(p.is_apps_v1() && p.has_stand_in());
-        assert!(p.selection().is_none());
         assert!(p.claims_tags(&tags(&["kep-3541", "validation"])));
         assert!(p.install_commands().is_empty() && p.ready_command().is_none());
         assert!(p.crds(&root()).unwrap().is_empty());
         assert!(p.kind_config(&root()).is_file());
     }
+    // Only the bundled controller implements the KEP-3541 draft.
+    assert!(Profile::bundled().selection().is_none());
+    assert_eq!(Profile::upstream().selection(), Some("not @kep-3541-draft"));
+    assert!(!Profile::upstream().claims_tags(&tags(&["kep-3541-draft"])));
     assert_eq!(
         Profile::bundled().reason("RecreateComplete"),
         "RecreateComplete"

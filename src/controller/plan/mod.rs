@@ -32,6 +32,7 @@
 //! at the first failure and the next sync plans again from what it observes.
 
 mod claims;
+mod enforced;
 mod history;
 mod progress;
 mod recreate;
@@ -44,6 +45,8 @@ mod types;
 pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests_base;
+#[cfg(test)]
+mod tests_enforced;
 #[cfg(test)]
 mod tests_recreate;
 #[cfg(test)]
@@ -60,9 +63,12 @@ use super::pods;
 use super::status::{self, ReplicaCounts, StatusInput};
 use spec::Strategy;
 
+pub use enforced::{
+    CONDITION as ENFORCED_CONDITION, FORCED_REPLACEMENT, STARTED as ENFORCED_STARTED,
+};
 pub use types::{
     Action, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan, PlanError,
-    RecreatePhase, RECREATE_STARTED, RECREATE_STARTED_MESSAGE,
+    RecreatePhase, ENFORCED_GATE, RECREATE_STARTED, RECREATE_STARTED_MESSAGE,
 };
 
 /// One replica slot: an observed pod or the pod to create.
@@ -90,6 +96,8 @@ struct SyncState<'a> {
     /// Deletions this sync makes of pods counted as current (upstream's
     /// `status.CurrentReplicas--`).
     current_deleted: i32,
+    /// The partition, under the KEP-3541 draft's EnforcedRollingUpdate.
+    enforced_partition: Option<i32>,
 }
 
 impl SyncState<'_> {
@@ -115,7 +123,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
     let set = obs.set;
     let name = set.metadata.name.clone().ok_or(PlanError::MissingName)?;
     spec::check_selector(set, &name)?;
-    let strategy = spec::strategy(set, gates, &name)?;
+    let strategy = spec::strategy(set, obs.set_raw, gates, &name)?;
     let spec_replicas = pods::spec_replicas(set);
 
     // 1. Revisions.
@@ -127,7 +135,11 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         .iter()
         .filter(|p| pods::is_member(&name, p))
         .collect();
-    let (replicas, condemned) = split(set, &members, &revisions);
+    let enforced_partition = match strategy {
+        Strategy::EnforcedRollingUpdate { partition } => Some(partition),
+        _ => None,
+    };
+    let (replicas, condemned) = split(set, &members, &revisions, enforced_partition);
 
     let mut sync = SyncState {
         obs,
@@ -138,6 +150,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         current_revision: revisions.current_name.clone(),
         actions: revisions.actions.clone(),
         current_deleted: 0,
+        enforced_partition,
     };
 
     // 3. A set being deleted only gets its status.
@@ -180,6 +193,14 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
                     max_unavailable,
                 }
             }
+            // The KEP-3541 draft's EnforcedRollingUpdate.
+            Strategy::EnforcedRollingUpdate { partition } => {
+                enforced::announce(&mut sync, &replicas, partition);
+                if replicas::process(&mut sync, &replicas, &condemned) == replicas::Flow::Continue {
+                    enforced::update(&mut sync, &replicas, partition);
+                }
+                Phase::EnforcedRollingUpdate { partition }
+            }
         }
     };
 
@@ -212,6 +233,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         spec_replicas,
         completes: strategy != Strategy::OnDelete,
         progress,
+        enforced: enforced_partition.map(|_| enforced::condition_message(&revisions.update_name)),
         now: obs.now,
     });
     let requeue_after = progress::requeue_after(
@@ -236,6 +258,7 @@ fn split<'a>(
     set: &StatefulSet,
     members: &[&'a Pod],
     revisions: &history::Revisions,
+    enforced_partition: Option<i32>,
 ) -> (Vec<Replica<'a>>, Vec<&'a Pod>) {
     let start = pods::start_ordinal(set);
     let count = pods::spec_replicas(set);
@@ -278,7 +301,9 @@ fn split<'a>(
                     || update
                         .rolling_update
                         .as_ref()
-                        .is_some_and(|r| ordinal < start.saturating_add(r.partition.unwrap_or(0)));
+                        .is_some_and(|r| ordinal < start.saturating_add(r.partition.unwrap_or(0)))
+                    // The draft's block is a rollingUpdate block of its own.
+                    || enforced_partition.is_some_and(|p| ordinal < start.saturating_add(p));
                 let (template, revision) = if at_current {
                     (&revisions.current_template, &revisions.current_name)
                 } else {

@@ -43,7 +43,11 @@ pub(super) fn progress(
                 RecreatePhase::Complete => (status::RECREATE_COMPLETE, format!("{prefix} {tally}")),
             }
         }
-        Phase::RollingUpdate { partition, .. } => {
+        Phase::RollingUpdate { partition, .. } | Phase::EnforcedRollingUpdate { partition } => {
+            let label = match phase {
+                Phase::EnforcedRollingUpdate { .. } => "Enforced rolling update",
+                _ => "Rolling update",
+            };
             let staged_done = replicas
                 .iter()
                 .skip(usize::try_from(*partition).unwrap_or(0))
@@ -59,10 +63,7 @@ pub(super) fn progress(
             } else {
                 status::ROLLING_UPDATE_IN_PROGRESS
             };
-            (
-                reason,
-                format!("Rolling update to revision {update}: {tally}"),
-            )
+            (reason, format!("{label} to revision {update}: {tally}"))
         }
         Phase::OnDelete => {
             let reason = if complete {

@@ -85,6 +85,10 @@ fn process_replica(sync: &mut SyncState<'_>, replica: &Replica<'_>) -> Step {
     if sync.monotonic
         && (pods::is_terminating(pod) || !pods::is_running_and_ready(pod) || !sync.available(pod))
     {
+        // EnforcedRollingUpdate goes on past a pod it is about to replace.
+        if super::enforced::will_replace(sync, replica) {
+            return Step::Next;
+        }
         return Step::Wait;
     }
     // Enforce the invariants: identity, storage, claim ownership.
@@ -169,7 +173,13 @@ fn process_condemned(sync: &mut SyncState<'_>, pod: &Pod, first_unavailable: Opt
     let is_first = pod.metadata.name.as_deref() == first_unavailable;
     // Monotonic: scale down only when every predecessor is healthy, except
     // the first unhealthy pod itself.
-    if sync.monotonic && !is_first && (!pods::is_running_and_ready(pod) || !sync.available(pod)) {
+    // EnforcedRollingUpdate deletes condemned pods without that wait (the
+    // draft's "Implementation Changes", 2).
+    if sync.monotonic
+        && sync.enforced_partition.is_none()
+        && !is_first
+        && (!pods::is_running_and_ready(pod) || !sync.available(pod))
+    {
         return Step::Wait;
     }
     sync.delete(pod, DeleteReason::ScaleDown);

@@ -15,6 +15,10 @@ pub(super) enum Strategy {
     },
     OnDelete,
     Recreate,
+    /// The KEP-3541 draft's EnforcedRollingUpdate (gate on).
+    EnforcedRollingUpdate {
+        partition: i32,
+    },
 }
 pub(super) fn check_selector(set: &StatefulSet, name: &str) -> Result<(), PlanError> {
     let selector = &set.spec.selector;
@@ -57,6 +61,7 @@ pub(super) fn check_selector(set: &StatefulSet, name: &str) -> Result<(), PlanEr
 
 pub(super) fn strategy(
     set: &StatefulSet,
+    raw: &serde_json::Value,
     gates: &ControllerGates,
     name: &str,
 ) -> Result<Strategy, PlanError> {
@@ -85,6 +90,14 @@ pub(super) fn strategy(
         Some("Recreate") if gates.statefulset_recreate_strategy => Ok(Strategy::Recreate),
         // Recreate with the gate off: RollingUpdate, partition 0, maxUnavailable 1.
         Some("Recreate") => fallback(None),
+        Some(super::enforced::TYPE) if gates.enforced_rolling_update_in_statefulset => {
+            Ok(Strategy::EnforcedRollingUpdate {
+                partition: super::enforced::partition(raw),
+            })
+        }
+        // Any other type, EnforcedRollingUpdate with its gate off included,
+        // is RollingUpdate, as upstream's controller treats every type but
+        // OnDelete (stateful_set_control.go).
         _ => fallback(rolling.max_unavailable.as_ref()),
     }
 }

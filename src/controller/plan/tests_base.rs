@@ -220,7 +220,8 @@ fn gates_parse_like_feature_gate_flags() {
         gates,
         ControllerGates {
             statefulset_recreate_strategy: false,
-            max_unavailable_statefulset: true
+            max_unavailable_statefulset: true,
+            enforced_rolling_update_in_statefulset: false,
         }
     );
     assert_eq!(

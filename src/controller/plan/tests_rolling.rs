@@ -12,6 +12,7 @@ fn gates(recreate: bool, max_unavailable: bool) -> ControllerGates {
     ControllerGates {
         statefulset_recreate_strategy: recreate,
         max_unavailable_statefulset: max_unavailable,
+        enforced_rolling_update_in_statefulset: false,
     }
 }
 

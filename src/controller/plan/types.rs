@@ -18,13 +18,21 @@ pub struct ControllerGates {
     /// KEP-961 `MaxUnavailableStatefulSet`: off, `maxUnavailable` is ignored
     /// and pods are replaced one at a time.
     pub max_unavailable_statefulset: bool,
+    /// The KEP-3541 draft's `EnforcedRollingUpdateInStatefulSet`: off,
+    /// `EnforcedRollingUpdate` behaves as RollingUpdate (upstream treats
+    /// every type but OnDelete so). No release has it: off by default.
+    pub enforced_rolling_update_in_statefulset: bool,
 }
+
+/// The feature gate of the KEP-3541 draft (EnforcedRollingUpdate).
+pub const ENFORCED_GATE: &str = "EnforcedRollingUpdateInStatefulSet";
 
 impl Default for ControllerGates {
     fn default() -> Self {
         Self {
             statefulset_recreate_strategy: true,
             max_unavailable_statefulset: true,
+            enforced_rolling_update_in_statefulset: false,
         }
     }
 }
@@ -38,6 +46,7 @@ impl ControllerGates {
         Self {
             statefulset_recreate_strategy: exists("StatefulSetRecreateStrategy"),
             max_unavailable_statefulset: exists("MaxUnavailableStatefulSet"),
+            enforced_rolling_update_in_statefulset: false,
         }
     }
 
@@ -54,6 +63,10 @@ impl ControllerGates {
             match name {
                 "StatefulSetRecreateStrategy" => {
                     gates.statefulset_recreate_strategy = given.statefulset_recreate_strategy
+                }
+                ENFORCED_GATE => {
+                    gates.enforced_rolling_update_in_statefulset =
+                        given.enforced_rolling_update_in_statefulset
                 }
                 _ => gates.max_unavailable_statefulset = given.max_unavailable_statefulset,
             }
@@ -77,6 +90,7 @@ impl ControllerGates {
             match name.trim() {
                 "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = value,
                 "MaxUnavailableStatefulSet" => gates.max_unavailable_statefulset = value,
+                ENFORCED_GATE => gates.enforced_rolling_update_in_statefulset = value,
                 other => return Err(format!("unrecognized feature gate: {other}")),
             }
         }
@@ -118,6 +132,11 @@ pub enum Phase {
     OnDelete,
     /// Recreate (KEP-3541), in one of its phases.
     Recreate(RecreatePhase),
+    /// The KEP-3541 draft's EnforcedRollingUpdate.
+    EnforcedRollingUpdate {
+        /// Ordinals below `start + partition` keep the current revision.
+        partition: i32,
+    },
 }
 
 /// The phases of KEP-3541's "Proposed Recreate Strategy Algorithm".
@@ -202,6 +221,9 @@ pub enum DeleteReason {
     RollingUpdate,
     /// Deleted by the Recreate strategy.
     Recreate,
+    /// Replaced by EnforcedRollingUpdate although it was not Available (a
+    /// replacement RollingUpdate would have waited for).
+    ForcedReplacement,
 }
 
 /// Event type.

@@ -24,6 +24,7 @@
 //!   `RollingUpdate` or `OnDelete`.
 
 mod defaults;
+pub mod enforced;
 mod fielderr;
 pub(crate) mod meta;
 mod pod;
@@ -31,6 +32,8 @@ pub mod quantity;
 mod selector;
 mod statefulset;
 
+#[cfg(test)]
+mod tests_enforced;
 #[cfg(test)]
 mod tests_pod;
 #[cfg(test)]
@@ -50,6 +53,9 @@ pub struct ApiGates {
     pub statefulset_recreate_strategy: bool,
     /// KEP-961 `MaxUnavailableStatefulSet`.
     pub max_unavailable_statefulset: bool,
+    /// The KEP-3541 draft's `EnforcedRollingUpdateInStatefulSet`: no
+    /// release has it, so it is off unless a scenario turns it on.
+    pub enforced_rolling_update_in_statefulset: bool,
     /// KEP-3541 as written, or upstream v1.37 where it differs (a
     /// StatefulSet may switch away from Recreate while the gate is alpha).
     pub implementation: crate::controller::behave::Implementation,
@@ -62,6 +68,7 @@ impl Default for ApiGates {
         ApiGates {
             statefulset_recreate_strategy: true,
             max_unavailable_statefulset: true,
+            enforced_rolling_update_in_statefulset: false,
             implementation: Default::default(),
         }
     }
@@ -76,6 +83,7 @@ impl ApiGates {
         ApiGates {
             statefulset_recreate_strategy: exists("StatefulSetRecreateStrategy"),
             max_unavailable_statefulset: exists("MaxUnavailableStatefulSet"),
+            enforced_rolling_update_in_statefulset: false,
             implementation: Default::default(),
         }
     }
@@ -106,6 +114,9 @@ impl ApiGates {
             match key {
                 "StatefulSetRecreateStrategy" => gates.statefulset_recreate_strategy = enabled,
                 "MaxUnavailableStatefulSet" => gates.max_unavailable_statefulset = enabled,
+                crate::controller::ENFORCED_GATE => {
+                    gates.enforced_rolling_update_in_statefulset = enabled
+                }
                 other => return Err(format!("unrecognized feature gate: {other}")),
             }
         }
@@ -118,6 +129,7 @@ impl ApiGates {
         match name {
             "StatefulSetRecreateStrategy" => Some(self.statefulset_recreate_strategy),
             "MaxUnavailableStatefulSet" => Some(self.max_unavailable_statefulset),
+            crate::controller::ENFORCED_GATE => Some(self.enforced_rolling_update_in_statefulset),
             _ => None,
         }
     }

@@ -4,7 +4,7 @@
 
 use super::fielderr::{go_int_or_string, go_quote, go_string_map, FieldError};
 use super::meta::{self, int_at, nonnegative, semantic, str_at};
-use super::{defaults, selector, AdmissionRequest, ApiGates, Operation};
+use super::{defaults, enforced, selector, AdmissionRequest, ApiGates, Operation};
 use serde_json::{json, Map, Value};
 
 /// The fields of a StatefulSet spec that an update may change.
@@ -35,8 +35,11 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
             );
         }
     }
-    let recreate_allowed = req.gates.statefulset_recreate_strategy
-        || old.is_some_and(|o| strategy_type(o) == Some("Recreate"));
+    let allowed = Allowed {
+        recreate: req.gates.statefulset_recreate_strategy
+            || old.is_some_and(|o| strategy_type(o) == Some("Recreate")),
+        enforced: enforced::allowed(req.gates, old),
+    };
     let mut errs = Vec::new();
     match old {
         None => {
@@ -44,10 +47,10 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
                 req.object,
                 meta::dns1123_label_errors,
             ));
-            errs.extend(validate_spec(req.object, recreate_allowed));
+            errs.extend(validate_spec(req.object, allowed));
         }
         Some(old) => {
-            errs.extend(validate_spec(req.object, recreate_allowed));
+            errs.extend(validate_spec(req.object, allowed));
             errs.extend(validate_switch_away(req.object, old, req.gates));
             // The stored object is compared as decoded, i.e. with defaults.
             let mut old = old.clone();
@@ -92,6 +95,7 @@ fn strategy_type(obj: &Value) -> Option<&str> {
 /// With `MaxUnavailableStatefulSet` off, a `maxUnavailable` the stored
 /// object does not already use is dropped.
 fn drop_disabled_fields(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) {
+    enforced::drop_disabled(obj, old, gates);
     let in_use = old.is_some_and(|o| {
         o.pointer("/spec/updateStrategy/rollingUpdate/maxUnavailable")
             .is_some_and(|v| !v.is_null())
@@ -104,8 +108,17 @@ fn drop_disabled_fields(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) 
     }
 }
 
+/// The strategy types beyond OnDelete and RollingUpdate a write may use.
+#[derive(Clone, Copy, Debug)]
+struct Allowed {
+    /// KEP-3541 `Recreate`.
+    recreate: bool,
+    /// The KEP-3541 draft's `EnforcedRollingUpdate`.
+    enforced: bool,
+}
+
 /// `ValidateStatefulSetSpec`.
-fn validate_spec(obj: &Value, recreate_allowed: bool) -> Vec<FieldError> {
+fn validate_spec(obj: &Value, allowed: Allowed) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let empty = Map::new();
     let spec = obj.get("spec").and_then(Value::as_object).unwrap_or(&empty);
@@ -120,7 +133,7 @@ fn validate_spec(obj: &Value, recreate_allowed: bool) -> Vec<FieldError> {
         )),
     }
 
-    errs.extend(validate_update_strategy(spec, recreate_allowed));
+    errs.extend(validate_update_strategy(spec, allowed));
 
     if let Some(policy) = spec
         .get("persistentVolumeClaimRetentionPolicy")
@@ -217,7 +230,7 @@ fn validate_spec(obj: &Value, recreate_allowed: bool) -> Vec<FieldError> {
     errs
 }
 
-fn validate_update_strategy(spec: &Map<String, Value>, recreate_allowed: bool) -> Vec<FieldError> {
+fn validate_update_strategy(spec: &Map<String, Value>, allowed: Allowed) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let empty = Map::new();
     let strategy = spec
@@ -230,10 +243,14 @@ fn validate_update_strategy(spec: &Map<String, Value>, recreate_allowed: bool) -
         "" => errs.push(FieldError::required("spec.updateStrategy", "")),
         "RollingUpdate" => {
             if let Some(Value::Object(ru)) = rolling {
-                errs.extend(validate_rolling_update(ru));
+                errs.extend(validate_rolling_update(ru, path));
             }
         }
-        t @ ("OnDelete" | "Recreate") if t == "OnDelete" || recreate_allowed => {
+        t @ ("OnDelete" | "Recreate" | enforced::TYPE)
+            if t == "OnDelete"
+                || (t == "Recreate" && allowed.recreate)
+                || (t == enforced::TYPE && allowed.enforced) =>
+        {
             if let Some(ru) = rolling {
                 errs.push(FieldError::invalid(
                     path,
@@ -254,6 +271,13 @@ fn validate_update_strategy(spec: &Map<String, Value>, recreate_allowed: bool) -
             ));
         }
     }
+    if allowed.enforced {
+        errs.extend(enforced::validate(
+            strategy,
+            validate_rolling_update,
+            go_render_rolling_update,
+        ));
+    }
     errs
 }
 
@@ -270,10 +294,9 @@ fn go_render_strategy(type_: &str, rolling: Option<&Value>) -> String {
     )
 }
 
-/// `validateRollingUpdateStatefulSet`.
-fn validate_rolling_update(ru: &Map<String, Value>) -> Vec<FieldError> {
+/// `validateRollingUpdateStatefulSet` of the block at `path`.
+fn validate_rolling_update(ru: &Map<String, Value>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let path = "spec.updateStrategy.rollingUpdate";
     errs.extend(nonnegative(
         int_at(ru, "partition").unwrap_or(0),
         &format!("{path}.partition"),

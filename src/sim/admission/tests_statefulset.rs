@@ -69,6 +69,7 @@ pub(super) fn gates(recreate: bool, max_unavailable: bool) -> ApiGates {
     ApiGates {
         statefulset_recreate_strategy: recreate,
         max_unavailable_statefulset: max_unavailable,
+        enforced_rolling_update_in_statefulset: false,
         implementation: Default::default(),
     }
 }

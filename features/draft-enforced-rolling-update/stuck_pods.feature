@@ -1,0 +1,138 @@
+@kep-3541-draft @isolated @embedded-only
+Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordinal first
+  The earlier draft of KEP-3541 proposed, in place of Recreate, "a new update
+  strategy that automatically replaces broken pods during rolling updates
+  while maintaining sequential ordering for safety" ("Summary"). Its
+  algorithm walks the ordinals down as RollingUpdate does, but deletes each
+  pod to update "regardless of current pod state", and "Still wait for new
+  pod to be ready" before the next ordinal; "if highest ordinal pod fails,
+  halt progression" ("Proposed EnforcedRollingUpdate Algorithm"). Its
+  integration tests: a broken StatefulSet "will recover after applying with a
+  fixed configuration", and "will not rolling update after applying with
+  another unfixed configuration". Its Safety SLO: "0% of forced replacements
+  should occur on StatefulSets where the latest ordinal pod fails to reach
+  Ready state". It reports itself with the events ForcedReplacement
+  ("emitted when a pod is forcibly replaced") and EnforcedRollingUpdateStarted
+  ("emitted when enforced rolling update begins"), the condition
+  StatefulSetUpdateStrategy ("indicates active strategy"), and the counter
+  statefulset_forced_pod_replacements_total ("tracks forced replacements per
+  StatefulSet"). The draft was never merged: only the bundled controller
+  implements it, behind the gate EnforcedRollingUpdateInStatefulSet on both
+  the apiserver and the controller ("Feature Enablement and Rollback"), which
+  every scenario here turns on.
+
+  Where the draft leaves a choice, the spec takes this one. The pseudo-code
+  emits ForcedReplacement on every deletion; the spec emits it only for a
+  pod that was not available, a pod RollingUpdate would have waited for,
+  since a healthy pod's replacement is not forced. EnforcedRollingUpdateStarted
+  is emitted once per update revision. The condition is True with reason
+  EnforcedRollingUpdate while the set uses the strategy. The draft counts
+  forced replacements "with success/failure labels": the counter has a
+  result label, success or failure. Its other metrics (enforced rolling
+  updates, update duration, stuck-pod duration, strategy distribution,
+  safety halts) are not built, and no scenario claims them. Pods are
+  replaced one at a time, as the algorithm does, whatever maxUnavailable the
+  block holds; its partition is honoured.
+
+  # cite: kep-3541-draft-enforced-rolling-update.md | Summary | "a new update strategy that automatically replaces broken pods during rolling updates while maintaining sequential ordering for safety"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Proposed EnforcedRollingUpdate Algorithm | "regardless of current pod state"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Proposed EnforcedRollingUpdate Algorithm | "Still wait for new pod to be ready"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Proposed EnforcedRollingUpdate Algorithm | "if highest ordinal pod fails, halt progression"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Integration tests | "will recover after applying with a fixed configuration"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Integration tests | "will not rolling update after applying with another unfixed configuration"
+  # cite: kep-3541-draft-enforced-rolling-update.md | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "0% of forced replacements should occur on StatefulSets where the latest ordinal pod fails to reach Ready state"
+  # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "emitted when a pod is forcibly replaced"
+  # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "emitted when enforced rolling update begins"
+  # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "indicates active strategy"
+  # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "tracks forced replacements per StatefulSet"
+  # cite: kep-3541-draft-enforced-rolling-update.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "with success/failure labels"
+
+  Background:
+    Given the apiserver runs with feature gate "EnforcedRollingUpdateInStatefulSet" on
+    And the controller runs with feature gate "EnforcedRollingUpdateInStatefulSet" on
+
+  # covers: D1 D2 D3 D4 D7 D8 D12
+  Scenario: a pod stuck in ImagePullBackOff is replaced once a fixed template is applied
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    When the image of "web" is changed to "registry.k8s.io/pause:3.10"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And every pod of "web" was replaced only once each higher ordinal ran its revision and was Ready
+    And at no moment were more than 1 pod of "web" unavailable
+    And the event "ForcedReplacement" was recorded for "web" exactly 1 time
+    And the event "EnforcedRollingUpdateStarted" was recorded for "web" exactly 2 times
+    And "web" has condition "StatefulSetUpdateStrategy" with status "True" and reason "EnforcedRollingUpdate"
+    And every PersistentVolumeClaim of "web" kept its uid
+
+  # covers: D5 D13 D15
+  Scenario: a second broken template replaces the stuck pod and goes no further
+    Given a StatefulSet "web" with 3 replicas and update strategy "EnforcedRollingUpdate"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    When the image of "web" is changed to "registry.k8s.io/pause:still-no-such-tag"
+    Then within 30 seconds 1 pod of "web" exists at the update revision
+    And within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    And for 5 seconds pod "web-1" is neither deleted nor replaced
+    And pod "web-2" of "web" runs the update revision
+    And pods of "web" below ordinal 2 were neither deleted nor replaced
+    And no pod of "web" was replaced while its highest ordinal was not Ready
+    And the event "ForcedReplacement" was recorded for "web" exactly 1 time
+
+  # covers: D4
+  Scenario: each new pod must be ready before the next ordinal is replaced
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds 1 pod of "web" exists at the update revision
+    And for 5 seconds pod "web-1" is neither deleted nor replaced
+    When pods web-2, web-1, web-0 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And every pod of "web" was replaced only once each higher ordinal ran its revision and was Ready
+    And pods were deleted in the order web-2, web-1, web-0
+    And the event "ForcedReplacement" was recorded for "web" exactly 0 times
+
+  # covers: D14
+  Scenario: under Parallel a stuck pod is replaced too, still one ordinal at a time
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and pod management policy "Parallel"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    When the image of "web" is changed to "registry.k8s.io/pause:3.10"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And every pod of "web" was replaced only once each higher ordinal ran its revision and was Ready
+    And the event "ForcedReplacement" was recorded for "web" exactly 1 time
+
+  # covers: D6
+  Scenario: condemned pods are deleted without waiting for an unready predecessor
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-1" is made not ready
+    And pod "web-2" is made not ready
+    And "web" is scaled to 1 replica
+    Then within 30 seconds the status of "web" reports 1 replica, 1 of them ready
+    And pods web-2, web-1 were each gone before the next one was deleted
+
+  @metrics
+  Scenario: the forced replacement is counted, with its result
+    Given a StatefulSet "web" with 2 replicas and update strategy "EnforcedRollingUpdate"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-1" is waiting with reason "ImagePullBackOff"
+    When the image of "web" is changed to "registry.k8s.io/pause:3.10"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And within 10 seconds the controller reports "statefulset_forced_pod_replacements_total{result=success}" of "web" as 1
+
+  # covers: D1
+  Scenario: the partition of the enforcedRollingUpdate block holds lower ordinals
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and partition "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds pod "web-2" of "web" runs the update revision and is ready
+    And for 5 seconds pod "web-1" is neither deleted nor replaced
+    And pods of "web" below ordinal 2 were neither deleted nor replaced
+    And "web" has condition "StatefulSetUpdateStrategy" with status "True" and reason "EnforcedRollingUpdate"
