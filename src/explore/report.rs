@@ -175,6 +175,7 @@ mod tests {
                 violation: None,
                 deviations: Vec::new(),
                 round: None,
+                facts: Vec::new(),
             }),
             Duration::ZERO,
         );

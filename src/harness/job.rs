@@ -449,6 +449,13 @@ fn write_reports(run: &model::Run, args: &RunArgs) -> std::io::Result<()> {
         report::write_file(&dir.join("index.html"), &report::html::render(run))?;
         let json = report::json::render(run).map_err(std::io::Error::other)?;
         report::write_file(&dir.join("result.json"), &json)?;
+        let table = report::comparison::table(run, |f, s| format!("s{f}-{s}"));
+        if !table.is_empty() {
+            report::write_file(
+                &dir.join("comparison.md"),
+                &report::comparison::markdown(&table),
+            )?;
+        }
         super::out::line(format!(
             "report: {}",
             Path::new(dir).join("index.html").display()

@@ -9,6 +9,7 @@ mod citations;
 pub mod clauses;
 pub mod collector;
 pub mod commands;
+pub mod comparison;
 pub mod coverage;
 pub mod deviations;
 pub mod env;

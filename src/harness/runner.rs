@@ -45,6 +45,7 @@ struct Artifacts {
     timeline: Option<Timeline>,
     violation: Option<Violation>,
     deviations: Vec<String>,
+    facts: Vec<(String, String)>,
 }
 
 type Shelf = Arc<Mutex<HashMap<Key, Artifacts>>>;
@@ -297,6 +298,7 @@ pub async fn run_once<W: ScenarioWorld>(
                             deviations.push(d.clone());
                         }
                     }
+                    let facts = sc.facts.clone();
                     let Scenario {
                         recorder,
                         env,
@@ -343,6 +345,7 @@ pub async fn run_once<W: ScenarioWorld>(
                                 timeline: (failed || keep_passed).then_some(timeline),
                                 violation,
                                 deviations,
+                                facts,
                             },
                         );
                     }
@@ -388,6 +391,7 @@ pub async fn run_once<W: ScenarioWorld>(
                     sc.timeline = a.timeline;
                     sc.violation = a.violation;
                     sc.deviations = a.deviations;
+                    sc.facts = a.facts;
                 }
             }
         }

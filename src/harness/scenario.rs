@@ -76,6 +76,9 @@ pub struct Scenario {
     pub faults: Vec<super::faults::Injected>,
     /// The target's declared deviations the scenario's checks accepted.
     pub deviations: Vec<String>,
+    /// What the scenario measured for the report (the comparison table's
+    /// cells), as name and value.
+    pub facts: Vec<(String, String)>,
 }
 
 /// The paths of the scalar leaves of `sent` that `stored` lacks (arrays are
@@ -207,6 +210,7 @@ impl Scenario {
             apiserver_gates: env_gates,
             faults: Vec::new(),
             deviations: Vec::new(),
+            facts: Vec::new(),
         })
     }
 
@@ -501,7 +505,7 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("fail pod {pod}"), e))
     }
 
-    async fn strategic_patch_set(
+    pub(crate) async fn strategic_patch_set(
         &mut self,
         name: &str,
         patch: Value,

@@ -136,6 +136,7 @@ mod tests {
             violation: None,
             deviations: Vec::new(),
             round: None,
+            facts: Vec::new(),
         }
     }
 

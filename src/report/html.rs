@@ -26,6 +26,8 @@ pre{background:#f3f3f3;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;font
 svg.swimlanes{font-size:11px;font-family:inherit;background:#fff}
 svg .grid{stroke:#eee}svg .tick,svg .axis-label{fill:#555}svg .lane{fill:#222}
 table.index{border-collapse:collapse;margin:8px 0}table.index td{padding:2px 10px 2px 0}
+table.comparison{border-collapse:collapse;margin:8px 0;background:#fff}table.comparison th,table.comparison td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;font-size:.9em}
+.refs{font-size:.8em;margin-left:4px}.refs a{color:#1f5f7a}
 ";
 
 /// The class and word of a scenario's outcome (a pass through a declared
@@ -87,6 +89,9 @@ pub fn render(run: &Run) -> String {
         out.push_str("</table>\n");
     }
     index(&mut out, run);
+    out.push_str(&super::comparison::html(&super::comparison::table(
+        run, anchor,
+    )));
     for (fi, f) in run.features.iter().enumerate() {
         feature(&mut out, fi, f);
     }

@@ -2,6 +2,7 @@
 //! ([`json`]) and a self-contained HTML page with timeline pictures
 //! ([`html`], [`swimlane`]).
 
+pub mod comparison;
 pub mod html;
 pub mod json;
 pub mod junit;

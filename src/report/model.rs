@@ -75,6 +75,10 @@ pub struct Scenario {
     /// The round of a `--repeat` run (1-based), None for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// What the scenario measured, as name and value (the comparison
+    /// table's cells).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<(String, String)>,
 }
 
 impl Scenario {
@@ -91,6 +95,7 @@ impl Scenario {
             violation: None,
             deviations: Vec::new(),
             round: None,
+            facts: Vec::new(),
         }
     }
 

@@ -62,6 +62,7 @@ fn sample_run() -> Run {
         violation: Some(violation),
         deviations: Vec::new(),
         round: None,
+        facts: Vec::new(),
     };
     let passed = Scenario {
         name: "passes".into(),
@@ -74,6 +75,7 @@ fn sample_run() -> Run {
         violation: None,
         deviations: Vec::new(),
         round: None,
+        facts: Vec::new(),
     };
     let skipped = Scenario {
         name: "skipped".into(),
@@ -88,6 +90,7 @@ fn sample_run() -> Run {
         violation: None,
         deviations: Vec::new(),
         round: None,
+        facts: Vec::new(),
     };
     let todo = Scenario {
         name: "todo".into(),
@@ -106,6 +109,7 @@ fn sample_run() -> Run {
         violation: None,
         deviations: Vec::new(),
         round: None,
+        facts: Vec::new(),
     };
     Run {
         features: vec![
@@ -407,7 +411,34 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("index.html");
-    std::fs::write(&page, html::render(&sample_run())).unwrap();
+    // With a comparison scenario, so the comparison table renders too.
+    let mut run = sample_run();
+    let mut compared = Scenario::new(
+        "EnforcedRollingUpdate under Parallel: pods left in ImagePullBackOff, then a fix that works",
+        60,
+        vec!["@comparison".into()],
+        Status::Passed,
+    );
+    compared.facts = [
+        ("strategy", "EnforcedRollingUpdate"),
+        ("policy", "Parallel"),
+        ("fix", "works"),
+        ("outcome", "recovers"),
+        ("most unavailable", "1"),
+        ("in sequence", "yes"),
+        ("mixed revisions", "yes"),
+        ("time to recover", "0.4"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    run.features.push(super::model::Feature {
+        name: "comparison".into(),
+        path: "features/draft-enforced-rolling-update/comparison.feature".into(),
+        scenarios: vec![compared],
+    });
+    let comparison_anchor = format!("#s{}-0", run.features.len() - 1);
+    std::fs::write(&page, html::render(&run)).unwrap();
     let profile = dir.path().join("profile");
     let out = std::process::Command::new(browser)
         .args([
@@ -436,6 +467,13 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
         "no swimlane picture in the rendered DOM"
     );
     assert!(dom.contains("KEP-3541 Proposed Recreate Strategy Algorithm"));
+    // The comparison table, its row and a cell linked to the scenario.
+    assert!(
+        dom.contains("<table class=\"comparison\">"),
+        "no comparison table"
+    );
+    assert!(dom.contains("EnforcedRollingUpdate, Parallel"));
+    assert!(dom.contains(&format!("<a href=\"{comparison_anchor}\"")));
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");
 }
