@@ -336,7 +336,17 @@ async fn metric_reports(
     set: String,
     value: i64,
 ) -> anyhow::Result<()> {
-    waits::metric_reports(w.sc()?, &metric, &set, value as f64, secs(n)).await
+    waits::metric_reports(w.sc()?, &metric, Some(&set), value as f64, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds the controller reports {string} as {int}")]
+async fn metric_reports_overall(
+    w: &mut KepWorld,
+    n: u64,
+    metric: String,
+    value: i64,
+) -> anyhow::Result<()> {
+    waits::metric_reports(w.sc()?, &metric, None, value as f64, secs(n)).await
 }
 
 #[then(

@@ -14,9 +14,16 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   Ready state". It reports itself with the events ForcedReplacement
   ("emitted when a pod is forcibly replaced") and EnforcedRollingUpdateStarted
   ("emitted when enforced rolling update begins"), the condition
-  StatefulSetUpdateStrategy ("indicates active strategy"), and the counter
+  StatefulSetUpdateStrategy ("indicates active strategy"), the counter
   statefulset_forced_pod_replacements_total ("tracks forced replacements per
-  StatefulSet"). The draft was never merged: only the bundled controller
+  StatefulSet"), and more metrics: statefulset_enforced_rolling_updates_total
+  ("Rate of successful vs failed enforced rolling updates"),
+  statefulset_update_duration_seconds ("Histogram of update completion times
+  by strategy type"), and, among its "Proposed Additional Metrics", a
+  histogram of "how long pods remain in non-Ready state before forced
+  replacement", a "Gauge showing distribution of update strategies in use
+  across cluster" and a "Counter of times EnforcedRollingUpdate halted due to
+  highest ordinal pod failure". The draft was never merged: only the bundled controller
   implements it, behind the gate EnforcedRollingUpdateInStatefulSet on both
   the apiserver and the controller ("Feature Enablement and Rollback"), which
   every scenario here turns on.
@@ -28,9 +35,13 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   is emitted once per update revision. The condition is True with reason
   EnforcedRollingUpdate while the set uses the strategy. The draft counts
   forced replacements "with success/failure labels": the counter has a
-  result label, success or failure. Its other metrics (enforced rolling
-  updates, update duration, stuck-pod duration, strategy distribution,
-  safety halts) are not built, and no scenario claims them. Pods are
+  result label, success or failure; an enforced rolling update succeeds when
+  it completes and fails when another revision supersedes it first; a
+  rollout's duration runs from the first sync that saw its revision to the
+  one that completed it; a safety halt is counted once per rollout, when the
+  highest ordinal is failing (a container waiting in ImagePullBackOff,
+  ErrImagePull, CrashLoopBackOff, CreateContainerConfigError or
+  InvalidImageName, unschedulable, or Failed), not merely starting. Pods are
   replaced one at a time, as the algorithm does, whatever maxUnavailable the
   block holds; its partition is honoured.
 
@@ -46,6 +57,12 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "indicates active strategy"
   # cite: kep-3541-draft-enforced-rolling-update.md | How can someone using this feature know that it is working for their instance? | "tracks forced replacements per StatefulSet"
   # cite: kep-3541-draft-enforced-rolling-update.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "with success/failure labels"
+  # cite: kep-3541-draft-enforced-rolling-update.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Rate of successful vs failed enforced rolling updates"
+  # cite: kep-3541-draft-enforced-rolling-update.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Histogram of update completion times by strategy type"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Are there any missing metrics that would be useful to have to improve observability of this feature? | "Proposed Additional Metrics"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Are there any missing metrics that would be useful to have to improve observability of this feature? | "how long pods remain in non-Ready state before forced replacement"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Are there any missing metrics that would be useful to have to improve observability of this feature? | "Gauge showing distribution of update strategies in use across cluster"
+  # cite: kep-3541-draft-enforced-rolling-update.md | Are there any missing metrics that would be useful to have to improve observability of this feature? | "Counter of times EnforcedRollingUpdate halted due to highest ordinal pod failure"
 
   Background:
     Given the apiserver runs with feature gate "EnforcedRollingUpdateInStatefulSet" on
@@ -117,15 +134,37 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     Then within 30 seconds the status of "web" reports 1 replica, 1 of them ready
     And pods web-2, web-1 were each gone before the next one was deleted
 
+  # covers: D9
   @metrics
-  Scenario: the forced replacement is counted, with its result
+  Scenario: a stuck rollout superseded by a fix: one failure, one success, one forced replacement
     Given a StatefulSet "web" with 2 replicas and update strategy "EnforcedRollingUpdate"
     And all pods of "web" are running and ready
+    Then within 10 seconds the controller reports "statefulset_strategy_distribution{strategy_type=EnforcedRollingUpdate}" as 1
     When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
     Then within 30 seconds pod "web-1" is waiting with reason "ImagePullBackOff"
     When the image of "web" is changed to "registry.k8s.io/pause:3.10"
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And within 10 seconds the controller reports "statefulset_forced_pod_replacements_total{result=success}" of "web" as 1
+    And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=failure}" of "web" as 1
+    And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=success}" of "web" as 1
+    And within 10 seconds the controller reports "statefulset_update_duration_seconds_count{strategy_type=EnforcedRollingUpdate}" as 1
+    And within 10 seconds the controller reports "statefulset_stuck_pod_duration_seconds_count" as 1
+
+  # covers: D5 D9
+  @metrics
+  Scenario: each rollout the safety halt stops is counted once
+    Given a StatefulSet "web" with 3 replicas and update strategy "EnforcedRollingUpdate"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    And within 10 seconds the controller reports "statefulset_safety_halt_total" of "web" as 1
+    When the image of "web" is changed to "registry.k8s.io/pause:still-no-such-tag"
+    Then within 30 seconds 1 pod of "web" exists at the update revision
+    And within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    And within 10 seconds the controller reports "statefulset_safety_halt_total" of "web" as 2
+    And for 3 seconds pod "web-1" is neither deleted nor replaced
+    And within 10 seconds the controller reports "statefulset_safety_halt_total" of "web" as 2
+    And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=failure}" of "web" as 1
 
   # covers: D1
   Scenario: the partition of the enforcedRollingUpdate block holds lower ordinals

@@ -42,9 +42,9 @@ pub struct Outcome {
     pub writes: usize,
     /// What the caches must catch up with.
     pub freshness: Freshness,
-    /// The outcome of each forced replacement attempted (the KEP-3541
-    /// draft's counter), true when the pod was deleted.
-    pub forced: Vec<bool>,
+    /// Each forced replacement attempted (the KEP-3541 draft's counter):
+    /// the pod, and whether it was deleted.
+    pub forced: Vec<(String, bool)>,
 }
 
 fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
@@ -340,9 +340,8 @@ async fn perform_one(
             outcome.writes += 1;
             let deleted = api.delete(name, &params).await;
             if *reason == super::plan::DeleteReason::ForcedReplacement {
-                outcome
-                    .forced
-                    .push(deleted.as_ref().is_ok() || deleted.as_ref().is_err_and(is_not_found));
+                let ok = deleted.as_ref().is_ok() || deleted.as_ref().is_err_and(is_not_found);
+                outcome.forced.push((name.clone(), ok));
             }
             match deleted {
                 Err(e) if is_not_found(&e) => Ok(()),

@@ -31,17 +31,13 @@ pub const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavai
 /// Upstream's full name of the unavailable-replicas gauge.
 pub const UNAVAILABLE_REPLICAS: &str = "statefulset_controller_statefulset_unavailable_replicas";
 
-/// The KEP-3541 draft's counter of forced replacements ("Monitoring
-/// Requirements": `statefulset_forced_pod_replacements_total`, "Counter
-/// with success/failure labels"), labelled like upstream's gauges plus
-/// `result`.
-pub const FORCED_REPLACEMENTS: &str = "statefulset_forced_pod_replacements_total";
+pub use super::metrics_draft::FORCED_REPLACEMENTS;
 
 #[derive(Debug, Default)]
 struct Inner {
     sets: BTreeMap<(String, String), SetGauges>,
-    /// (namespace, set, succeeded) -> forced replacements.
-    forced: BTreeMap<(String, String, bool), u64>,
+    /// The KEP-3541 draft's metrics.
+    draft: super::metrics_draft::DraftMetrics,
     reconciles: u64,
     errors: u64,
     stale_skips: u64,
@@ -138,19 +134,38 @@ impl Metrics {
         });
     }
 
-    /// Counts one forced replacement (the delete call's outcome).
-    pub fn forced_replacement(&self, namespace: &str, name: &str, succeeded: bool) {
+    /// Counts one forced replacement (the delete call's outcome, and how
+    /// long the pod had not been Ready).
+    pub fn forced_replacement(
+        &self,
+        namespace: &str,
+        name: &str,
+        succeeded: bool,
+        stuck_for: Option<Duration>,
+    ) {
         self.with(|m| {
-            *m.forced
-                .entry((namespace.to_string(), name.to_string(), succeeded))
-                .or_default() += 1;
+            m.draft.forced(
+                (namespace.to_string(), name.to_string()),
+                succeeded,
+                stuck_for,
+            )
+        });
+    }
+
+    /// Records a sync of a set for the rollout metrics.
+    pub fn synced(&self, namespace: &str, name: &str, seen: &super::rollouts::Seen<'_>) {
+        self.with(|m| {
+            m.draft
+                .synced((namespace.to_string(), name.to_string()), seen)
         });
     }
 
     /// Forgets a deleted set.
     pub fn forget(&self, namespace: &str, name: &str) {
         self.with(|m| {
-            m.sets.remove(&(namespace.to_string(), name.to_string()));
+            let key = (namespace.to_string(), name.to_string());
+            m.sets.remove(&key);
+            m.draft.forget(&key);
         });
     }
 
@@ -182,15 +197,7 @@ impl Metrics {
                 "Current number of unavailable pods in StatefulSet",
                 |g| g.unavailable_replicas,
             );
-            let _ = writeln!(out, "# HELP {FORCED_REPLACEMENTS} [ALPHA] Pods replaced by EnforcedRollingUpdate although they were not available (KEP-3541 draft).");
-            let _ = writeln!(out, "# TYPE {FORCED_REPLACEMENTS} counter");
-            for ((ns, set, ok), n) in &m.forced {
-                let result = if *ok { "success" } else { "failure" };
-                let _ = writeln!(
-                    out,
-                    "{FORCED_REPLACEMENTS}{{result=\"{result}\",statefulset_name=\"{set}\",statefulset_namespace=\"{ns}\"}} {n}"
-                );
-            }
+            m.draft.render(&mut out);
             let _ = writeln!(out, "# HELP statefulset_controller_reconcile_total Syncs performed.");
             let _ = writeln!(out, "# TYPE statefulset_controller_reconcile_total counter");
             let _ = writeln!(out, "statefulset_controller_reconcile_total {}", m.reconciles);

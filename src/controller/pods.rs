@@ -113,6 +113,18 @@ pub fn is_running_and_ready(pod: &Pod) -> bool {
     phase(pod) == "Running" && is_ready(pod)
 }
 
+/// How long a pod that is not Ready has not been: since its Ready condition
+/// turned False, or since its creation when it has none; None for a Ready pod.
+pub fn not_ready_for(pod: &Pod, now: Timestamp) -> Option<std::time::Duration> {
+    let since = match ready_condition(pod) {
+        Some(c) if c.status == "True" => return None,
+        Some(c) => c.last_transition_time.as_ref().map(|t| t.0),
+        None => None,
+    }
+    .or_else(|| pod.metadata.creation_timestamp.as_ref().map(|t| t.0))?;
+    Some(now.duration_since(since).unsigned_abs())
+}
+
 /// Running and ready, not terminating (upstream's `isHealthy`).
 pub fn is_healthy(pod: &Pod) -> bool {
     is_running_and_ready(pod) && !is_terminating(pod)

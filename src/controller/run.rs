@@ -440,6 +440,35 @@ async fn sync_fresh(
         }
     };
     ctx.opts.implementation.adjust(&typed, &gates, &mut plan);
+    ctx.opts.metrics.synced(
+        &ns,
+        &regarding.name,
+        &super::rollouts::Seen {
+            strategy: typed
+                .spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.type_.as_deref())
+                .unwrap_or("RollingUpdate"),
+            update_revision: plan.status.update_revision.as_deref().unwrap_or_default(),
+            current_revision: plan.status.current_revision.as_deref().unwrap_or_default(),
+            settled: {
+                let st = &plan.status;
+                let want = super::pods::spec_replicas(&typed);
+                st.replicas == want
+                    && st.ready_replicas == Some(want)
+                    && st.updated_replicas == Some(want)
+            },
+            halted: matches!(
+                plan.phase,
+                super::plan::Phase::EnforcedRollingUpdate {
+                    safety_halt: true,
+                    ..
+                }
+            ),
+            now: std::time::Instant::now(),
+        },
+    );
     if let Some(gauges) = super::metrics::gauges_of(&plan, &typed, &pods, observed.now) {
         ctx.opts.metrics.set(&ns, &regarding.name, gauges);
     }
@@ -464,10 +493,14 @@ async fn sync_fresh(
     let (outcome, result) = execute::perform(&target, &plan, typed.status.as_ref()).await;
     // What took effect is recorded before a failure is returned: the next
     // sync (a retry after the failure) must not decide on older caches.
-    for succeeded in &outcome.forced {
+    for (pod, succeeded) in &outcome.forced {
+        let stuck_for = pods
+            .iter()
+            .find(|p| p.metadata.name.as_deref() == Some(pod.as_str()))
+            .and_then(|p| super::pods::not_ready_for(p, jiff::Timestamp::now()));
         ctx.opts
             .metrics
-            .forced_replacement(&ns, &target.regarding.name, *succeeded);
+            .forced_replacement(&ns, &target.regarding.name, *succeeded, stuck_for);
     }
     let f = outcome.freshness;
     ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);

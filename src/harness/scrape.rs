@@ -12,6 +12,12 @@
 /// The value of `name` for the set `set` in `namespace`, or None. `name`
 /// may select further labels: `statefulset_forced_pod_replacements_total{result=success}`.
 pub fn gauge(text: &str, name: &str, namespace: &str, set: &str) -> Option<f64> {
+    sample(text, name, Some((namespace, set)))
+}
+
+/// The value of `name` (with the labels it selects, as in [`gauge`]); with
+/// `set`, only a sample labelled with that namespace and set.
+pub fn sample(text: &str, name: &str, set: Option<(&str, &str)>) -> Option<f64> {
     let (name, wanted) = match name.split_once('{') {
         Some((n, rest)) => (n, rest.trim_end_matches('}')),
         None => (name, ""),
@@ -39,8 +45,10 @@ pub fn gauge(text: &str, name: &str, namespace: &str, set: &str) -> Option<f64> 
                         .map(|(_, v)| v.as_str())
                 })
             };
-            label(&["statefulset_name", "statefulset"]) == Some(set)
-                && label(&["statefulset_namespace", "namespace"]) == Some(namespace)
+            set.is_none_or(|(namespace, set)| {
+                label(&["statefulset_name", "statefulset"]) == Some(set)
+                    && label(&["statefulset_namespace", "namespace"]) == Some(namespace)
+            })
         })
         .map(|s| s.value)
         .next()

@@ -317,26 +317,33 @@ pub async fn pod_field(
 pub async fn metric_reports(
     sc: &mut Scenario,
     metric: &str,
-    set: &str,
+    set: Option<&str>,
     want: f64,
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let env = sc.env.clone();
     let namespace = sc.namespace.clone();
-    let (metric, set) = (metric.to_string(), set.to_string());
-    let clause = if metric.starts_with(crate::controller::metrics::FORCED_REPLACEMENTS) {
-        clauses::enforced_metrics()
-    } else {
+    let (metric, set) = (metric.to_string(), set.map(str::to_string));
+    let clause = if metric.starts_with("statefulset_max_unavailable")
+        || metric.starts_with("statefulset_unavailable_replicas")
+    {
         clauses::max_unavailable_metrics()
+    } else {
+        clauses::enforced_metrics()
     };
     wait(sc, timeout, clause, move |_| {
         let Some(text) = env.controller_metrics() else {
             return Some("the controller's metrics cannot be read on this target".into());
         };
-        match super::scrape::gauge(&text, &metric, &namespace, &set) {
+        let of = set.as_deref().map(|s| (namespace.as_str(), s));
+        let whose = set
+            .as_deref()
+            .map(|s| format!(" of {s}"))
+            .unwrap_or_default();
+        match super::scrape::sample(&text, &metric, of) {
             Some(v) if (v - want).abs() < f64::EPSILON => None,
-            Some(v) => Some(format!("the controller reports {metric} of {set} as {v}")),
-            None => Some(format!("the controller reports no {metric} for {set}")),
+            Some(v) => Some(format!("the controller reports {metric}{whose} as {v}")),
+            None => Some(format!("the controller reports no {metric}{whose}")),
         }
     })
     .await

@@ -140,3 +140,47 @@ pub(super) fn will_replace(sync: &SyncState<'_>, replica: &Replica<'_>) -> bool 
         && pods::pod_revision(pod) != sync.update_revision
         && !pods::is_terminating(pod)
 }
+
+/// A pod that is failing rather than starting: a container waiting for a
+/// reason a retry will not clear by itself, unschedulable, or Failed.
+pub fn failing(pod: &k8s_openapi::api::core::v1::Pod) -> bool {
+    let Some(status) = pod.status.as_ref() else {
+        return false;
+    };
+    let waiting = status
+        .container_statuses
+        .iter()
+        .flatten()
+        .filter_map(|c| c.state.as_ref()?.waiting.as_ref()?.reason.as_deref())
+        .any(|r| {
+            matches!(
+                r,
+                "ImagePullBackOff"
+                    | "ErrImagePull"
+                    | "CrashLoopBackOff"
+                    | "CreateContainerConfigError"
+                    | "InvalidImageName"
+            )
+        });
+    let unschedulable = status.conditions.iter().flatten().any(|c| {
+        c.type_ == "PodScheduled"
+            && c.status == "False"
+            && c.reason.as_deref() == Some("Unschedulable")
+    });
+    waiting || unschedulable || status.phase.as_deref() == Some("Failed")
+}
+
+/// The draft's safety halt ("if highest ordinal pod fails, halt
+/// progression"): the highest ordinal runs the update revision and is
+/// failing, and a replica at or above the partition still waits for its
+/// update.
+pub(super) fn safety_halt(sync: &SyncState<'_>, replicas: &[Replica<'_>], partition: i32) -> bool {
+    let Some(top) = replicas.last() else {
+        return false;
+    };
+    let pod = top.pod.as_ref();
+    top.exists()
+        && pods::pod_revision(pod) == sync.update_revision
+        && failing(pod)
+        && to_update(sync, replicas, partition).next().is_some()
+}

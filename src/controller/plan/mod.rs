@@ -64,7 +64,8 @@ use super::status::{self, ReplicaCounts, StatusInput};
 use spec::Strategy;
 
 pub use enforced::{
-    CONDITION as ENFORCED_CONDITION, FORCED_REPLACEMENT, STARTED as ENFORCED_STARTED,
+    failing, CONDITION as ENFORCED_CONDITION, FORCED_REPLACEMENT, STARTED as ENFORCED_STARTED,
+    TYPE as ENFORCED_TYPE,
 };
 pub use types::{
     Action, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan, PlanError,
@@ -199,7 +200,10 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
                 if replicas::process(&mut sync, &replicas, &condemned) == replicas::Flow::Continue {
                     enforced::update(&mut sync, &replicas, partition);
                 }
-                Phase::EnforcedRollingUpdate { partition }
+                Phase::EnforcedRollingUpdate {
+                    partition,
+                    safety_halt: enforced::safety_halt(&sync, &replicas, partition),
+                }
             }
         }
     };

@@ -43,7 +43,7 @@ pub(super) fn progress(
                 RecreatePhase::Complete => (status::RECREATE_COMPLETE, format!("{prefix} {tally}")),
             }
         }
-        Phase::RollingUpdate { partition, .. } | Phase::EnforcedRollingUpdate { partition } => {
+        Phase::RollingUpdate { partition, .. } | Phase::EnforcedRollingUpdate { partition, .. } => {
             let label = match phase {
                 Phase::EnforcedRollingUpdate { .. } => "Enforced rolling update",
                 _ => "Rolling update",

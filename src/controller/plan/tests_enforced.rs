@@ -39,7 +39,13 @@ fn a_stuck_pod_is_replaced_by_force_where_rolling_update_waits() {
     assert_eq!(deleted(&plan), names(&["web-2"]));
     assert_eq!(delete_reasons(&plan), vec![DeleteReason::ForcedReplacement]);
     assert_eq!(events(&plan), vec![ENFORCED_STARTED, FORCED_REPLACEMENT]);
-    assert_eq!(plan.phase, Phase::EnforcedRollingUpdate { partition: 0 });
+    assert_eq!(
+        plan.phase,
+        Phase::EnforcedRollingUpdate {
+            partition: 0,
+            safety_halt: false
+        }
+    );
     // The same pods under RollingUpdate: OrderedReady waits for web-2.
     let rolling = world.edit(|s| s["spec"]["updateStrategy"] = json!({"type": "RollingUpdate"}));
     assert!(deleted(&rolling.plan()).is_empty());
@@ -58,6 +64,22 @@ fn a_healthy_pod_is_replaced_without_force_and_the_next_waits_for_it() {
     halted.pods[2] = World::new(3).pod(2, &new, State::NotReady).pods[0].clone();
     let plan = halted.plan();
     assert!(deleted(&plan).is_empty());
+    // Not ready is not failing: no safety halt to count yet.
+    assert!(matches!(
+        plan.phase,
+        Phase::EnforcedRollingUpdate {
+            safety_halt: false,
+            ..
+        }
+    ));
+    halted.pods[2] = World::new(3).pod(2, &new, State::ImagePullBackOff).pods[0].clone();
+    assert!(matches!(
+        halted.plan().phase,
+        Phase::EnforcedRollingUpdate {
+            safety_halt: true,
+            ..
+        }
+    ));
     // The condition records the rollout: no second Started event.
     assert!(events(&plan).is_empty(), "{:?}", events(&plan));
 }

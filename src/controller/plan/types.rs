@@ -136,6 +136,10 @@ pub enum Phase {
     EnforcedRollingUpdate {
         /// Ordinals below `start + partition` keep the current revision.
         partition: i32,
+        /// The draft's safety halt holds the rollout: the highest ordinal
+        /// runs the update revision and is failing (see
+        /// [`super::enforced::failing`]) while lower replicas wait.
+        safety_halt: bool,
     },
 }
 
