@@ -348,6 +348,22 @@ pub fn status_lies(t: &Timeline) -> Option<Violation> {
     })
 }
 
+/// Some set's status did not catch up with pods that rested for
+/// [`crate::history::status_quiet::QUIET`].
+pub fn status_lags(t: &Timeline) -> Option<Violation> {
+    let mut sets: Vec<&str> = t
+        .entries()
+        .iter()
+        .filter(|e| e.kind == Kind::StatefulSet)
+        .map(|e| e.name.as_str())
+        .collect();
+    sets.sort_unstable();
+    sets.dedup();
+    sets.into_iter().find_map(|set| {
+        crate::history::status_quiet::converges_when_quiet(t, &clauses::status_truth(), set).err()
+    })
+}
+
 /// The last refused request was refused with `code` and a message holding
 /// `text` (or the wording the target declares in its place).
 pub fn refused(sc: &mut Scenario, code: u16, text: &str) -> anyhow::Result<()> {

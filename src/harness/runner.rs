@@ -289,6 +289,11 @@ pub async fn run_once<W: ScenarioWorld>(
                     // A status written from a view the scenario deliberately
                     // staled is not judged by how fresh it is.
                     let judge_status = !sc.faults.iter().any(|f| f.stale_view);
+                    // Whether the status must catch up with every rest of
+                    // the pods: not where faults or staged components (a
+                    // controller stopped, restarted or changing leader) can
+                    // hold the status back for a reason of their own.
+                    let judge_rests = judge_status && sc.faults.is_empty() && !sc.isolated;
                     let violation = sc.last_violation.clone();
                     // A scenario that checks a declared behaviour deviation
                     // passes with it.
@@ -315,7 +320,12 @@ pub async fn run_once<W: ScenarioWorld>(
                     // whatever the scenario's own steps looked at.
                     let lie = judge_status
                         .then(|| super::checks::status_lies(&timeline))
-                        .flatten();
+                        .flatten()
+                        .or_else(|| {
+                            judge_rests
+                                .then(|| super::checks::status_lags(&timeline))
+                                .flatten()
+                        });
                     let scenario_failed = failed;
                     let failed = failed || untriggered.is_some() || lie.is_some();
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {

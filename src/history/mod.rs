@@ -22,6 +22,7 @@ mod render;
 pub mod rules;
 pub mod sequence;
 pub mod signals;
+pub mod status_quiet;
 pub mod status_truth;
 pub mod timeline;
 pub mod views;
