@@ -12,11 +12,15 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
   previous version." "If a StatefulSet's
   .spec.updateStrategy.rollingUpdate.partition is greater than its
   .spec.replicas, updates to its .spec.template will not be propagated to its
-  Pods."
+  Pods." The status counts as current or updated only
+  "not-terminating pods at currentRevision / updateRevision"
+  (upstream-statefulset-facts, "Status"), so a pod being replaced leaves
+  currentReplicas the moment it starts terminating.
 
   # cite: statefulset-concepts.txt | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
   # cite: statefulset-concepts.txt | Rolling Updates | "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor. If you have set .spec.minReadySeconds ... the control plane additionally waits that amount of time after the Pod turns ready"
   # cite: statefulset-concepts.txt | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
+  # cite: upstream-statefulset-facts.md | Status | "not-terminating pods at currentRevision / updateRevision"
   # cite: statefulset-concepts.txt | Partitioned rolling updates | "If a StatefulSet's .spec.updateStrategy.rollingUpdate.partition is greater than its .spec.replicas, updates to its .spec.template will not be propagated to its Pods."
 
   # covers: R25 R30 R46 R52 C24 C26 C27 E5
@@ -68,3 +72,10 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     Then for 3 seconds no pod of "web" is created or deleted
     And pods of "web" below ordinal 5 were neither deleted nor replaced
     And "web" has observed its latest generation
+
+  Scenario: a pod slow to terminate leaves currentReplicas as soon as it starts terminating
+    Given a StatefulSet "web" with 2 replicas and termination taking "8" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 3 seconds pod "web-1" of "web" is terminating and the controller has seen it
+    And within 60 seconds all 2 pods of "web" run the update revision and are ready
