@@ -332,9 +332,11 @@ pub async fn event_at_most(
     keep(sc, Err(v))
 }
 
-/// Every status of every set in the history was true of its pods when it
-/// was written (`history::status_truth`): checked after every scenario.
-pub fn status_lies(t: &Timeline) -> Option<Violation> {
+/// The first violation `check` finds for any StatefulSet of the history.
+fn first_for_each_set(
+    t: &Timeline,
+    check: impl Fn(&Timeline, &crate::history::Clause, &str) -> Result<(), Violation>,
+) -> Option<Violation> {
     let mut sets: Vec<&str> = t
         .entries()
         .iter()
@@ -343,25 +345,20 @@ pub fn status_lies(t: &Timeline) -> Option<Violation> {
         .collect();
     sets.sort_unstable();
     sets.dedup();
-    sets.into_iter().find_map(|set| {
-        crate::history::status_truth::status_truthful(t, &clauses::status_truth(), set).err()
-    })
+    sets.into_iter()
+        .find_map(|set| check(t, &clauses::status_truth(), set).err())
+}
+
+/// Every status of every set in the history was true of its pods when it
+/// was written (`history::status_truth`): checked after every scenario.
+pub fn status_lies(t: &Timeline) -> Option<Violation> {
+    first_for_each_set(t, crate::history::status_truth::status_truthful)
 }
 
 /// Some set's status did not catch up with pods that rested for
 /// [`crate::history::status_quiet::QUIET`].
 pub fn status_lags(t: &Timeline) -> Option<Violation> {
-    let mut sets: Vec<&str> = t
-        .entries()
-        .iter()
-        .filter(|e| e.kind == Kind::StatefulSet)
-        .map(|e| e.name.as_str())
-        .collect();
-    sets.sort_unstable();
-    sets.dedup();
-    sets.into_iter().find_map(|set| {
-        crate::history::status_quiet::converges_when_quiet(t, &clauses::status_truth(), set).err()
-    })
+    first_for_each_set(t, crate::history::status_quiet::converges_when_quiet)
 }
 
 /// The last refused request was refused with `code` and a message holding

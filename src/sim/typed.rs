@@ -119,20 +119,12 @@ fn statefulset(info: &ResourceInfo, obj: &Value) -> Result<Value, ApiError> {
     let Some(block) = obj.pointer(pointer).filter(|v| !v.is_null()) else {
         return Ok(typed);
     };
-    let decoded: RollingUpdateStatefulSetStrategy = serde_path_to_error::deserialize(block)
-        .map_err(|e| {
-            let path = format!(
-                "spec.updateStrategy.enforcedRollingUpdate.{}",
-                go_path(&e.path().to_string())
-            );
-            ApiError::bad_request(format!(
-                "{kind} in version {version:?} cannot be handled as a {kind}: {}",
-                go_message(info, &path, &e.inner().to_string(), obj),
-                kind = info.kind,
-                version = info.version,
-            ))
-        })?;
-    let value = serde_json::to_value(&decoded).map_err(|e| ApiError::internal(e.to_string()))?;
+    let value = decode::<RollingUpdateStatefulSetStrategy>(
+        info,
+        obj,
+        block,
+        "spec.updateStrategy.enforcedRollingUpdate.",
+    )?;
     if let Some(Value::Object(strategy)) = typed.pointer_mut("/spec/updateStrategy") {
         strategy.insert(super::admission::enforced::BLOCK.into(), value);
     }
@@ -143,8 +135,19 @@ fn through<T: DeserializeOwned + Serialize>(
     info: &ResourceInfo,
     obj: &Value,
 ) -> Result<Value, ApiError> {
-    let typed: T = serde_path_to_error::deserialize(obj).map_err(|e| {
-        let path = go_path(&e.path().to_string());
+    decode::<T>(info, obj, obj, "")
+}
+
+/// Decodes `value` (found at `prefix` in `obj`) into `T` and back, with
+/// kube-apiserver's message for a value of the wrong type.
+fn decode<T: DeserializeOwned + Serialize>(
+    info: &ResourceInfo,
+    obj: &Value,
+    value: &Value,
+    prefix: &str,
+) -> Result<Value, ApiError> {
+    let typed: T = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = format!("{prefix}{}", go_path(&e.path().to_string()));
         ApiError::bad_request(format!(
             "{kind} in version {version:?} cannot be handled as a {kind}: {}",
             go_message(info, &path, &e.inner().to_string(), obj),
