@@ -1,7 +1,9 @@
 //! `cargo test --features defects --test discrimination`: proves the spec
 //! can fail. For every deliberate controller defect, the whole spec runs
 //! against the defective controller and at least one scenario must fail;
-//! against the correct controller every scenario must pass.
+//! against the correct controller every scenario must pass. A defect of the
+//! OpenKruise stand-in runs under the OpenKruise profile
+//! ([`Defect::target`]), whose claim the correct controller must pass too.
 
 use std::process::{Command, ExitCode};
 
@@ -10,12 +12,15 @@ use kepspec::controller::defects::{Defect, VARIABLE};
 /// A run's exit code and the lines of its failed scenarios.
 type SpecResult = (Option<i32>, Vec<String>);
 
-/// Runs the spec with a defect (or none); returns the exit code and the
-/// failed scenarios' lines.
-fn run_spec(defect: Option<&str>) -> SpecResult {
+/// Runs the spec with a defect (or none) on a target (None: bundled);
+/// returns the exit code and the failed scenarios' lines.
+fn run_spec(defect: Option<&str>, target: Option<&str>) -> SpecResult {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
     cmd.args(["run", "--concurrency", "8"])
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(t) = target {
+        cmd.args(["--target", t]);
+    }
     match defect {
         Some(d) => cmd.env(VARIABLE, d),
         None => cmd.env_remove(VARIABLE),
@@ -54,7 +59,7 @@ fn run_defects(at_once: usize) -> Vec<(&'static str, SpecResult)> {
                 let Some((name, _)) = Defect::ALL.get(i) else {
                     break;
                 };
-                let r = run_spec(Some(name));
+                let r = run_spec(Some(name), Defect::target(name));
                 if let Ok(mut all) = results.lock() {
                     all.push((i, *name, r));
                 }
@@ -69,19 +74,30 @@ fn run_defects(at_once: usize) -> Vec<(&'static str, SpecResult)> {
 fn main() -> ExitCode {
     let mut passed = 0;
     let mut failed = 0;
-    let (code, failures) = run_spec(None);
-    if code == Some(0) {
-        println!("ok   the correct controller passes every scenario");
-        passed += 1;
-    } else {
-        println!(
-            "FAIL the correct controller fails {} scenario(s) (exit {code:?}):",
-            failures.len()
-        );
-        for f in &failures {
-            println!("       {f}");
+    let mut targets: Vec<Option<&str>> = vec![None];
+    targets.extend(
+        Defect::ALL
+            .iter()
+            .filter_map(|(n, _)| Defect::target(n))
+            .map(Some),
+    );
+    targets.dedup();
+    for target in targets {
+        let on = target.unwrap_or("the bundled target");
+        let (code, failures) = run_spec(None, target);
+        if code == Some(0) {
+            println!("ok   the correct controller passes every scenario on {on}");
+            passed += 1;
+        } else {
+            println!(
+                "FAIL the correct controller fails {} scenario(s) on {on} (exit {code:?}):",
+                failures.len()
+            );
+            for f in &failures {
+                println!("       {f}");
+            }
+            failed += 1;
         }
-        failed += 1;
     }
     // A defect run mostly waits (for timeouts of the checks it fails), so a
     // few run side by side; the correct controller ran alone above.

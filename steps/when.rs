@@ -76,6 +76,14 @@ async fn merge_patch(w: &mut KepWorld, set: String, step: &Step) -> anyhow::Resu
     Ok(w.sc()?.patch_set(&set, patch).await?)
 }
 
+#[when(expr = "an attempt is made to change {string} with this merge patch:")]
+async fn attempt_merge_patch(w: &mut KepWorld, set: String, step: &Step) -> anyhow::Result<()> {
+    let patch = docstring_yaml(step)?;
+    let sc = w.sc()?;
+    sc.last_refusal = sc.patch_set(&set, patch).await.err();
+    Ok(())
+}
+
 #[when(expr = "{string} is restarted with kubectl rollout restart")]
 async fn rollout_restart(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.rollout_restart(&set).await?)

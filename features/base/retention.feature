@@ -35,7 +35,7 @@ Feature: PersistentVolumeClaim retention policy
     Then within 60 seconds all 1 pods of "web" run the update revision and are ready
     And for 2 seconds the PersistentVolumeClaim "data-web-1" is kept
 
-  # covers: C41
+  # covers: C41 K5
   Scenario: whenDeleted Delete removes every claim with the set
     Given a StatefulSet "web" with 2 replicas, retention policy "Delete/Retain" and a volume claim "data"
     And all pods of "web" are running and ready

@@ -105,11 +105,36 @@ pub enum Defect {
     /// KEP-3541 draft: emits ForcedReplacement for every replacement, the
     /// healthy ones too.
     ForcedEveryDeletion,
+    /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
+    KruiseIgnorePaused,
+    /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
+    KruiseCreateReserved,
+    /// OpenKruise "Scaling with rate limiting": ignores
+    /// `scaleStrategy.maxUnavailable`.
+    KruiseNoScaleLimit,
+    /// OpenKruise "Specified Pod Deletion": deletes every labelled pod at
+    /// once, whatever `maxUnavailable` allows.
+    KruiseSpecifiedDeleteUnbounded,
+    /// OpenKruise "In-Place Update": ignores `podUpdatePolicy`, recreating
+    /// every pod.
+    KruiseInPlaceRecreates,
+    /// OpenKruise "In-Place Update": changes the images without first
+    /// setting `InPlaceUpdateReady` False.
+    KruiseInPlaceStillReady,
+    /// OpenKruise "In-Place Update": ignores `gracePeriodSeconds`.
+    KruiseIgnoreGrace,
+    /// OpenKruise "Priority strategy": ignores `unorderedUpdate`.
+    KruiseIgnorePriority,
+    /// OpenKruise "Lifecycle hook": ignores `lifecycle.preDelete`.
+    KruiseIgnorePreDelete,
+    /// OpenKruise "Start ordinal": ignores `ordinals.start`, as Kruise does
+    /// with its StatefulSetStartOrdinal gate off.
+    KruiseIgnoreStartOrdinal,
 }
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 29] = [
+    pub const ALL: [(&'static str, Defect); 39] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -151,7 +176,34 @@ impl Defect {
         ("ignore-enforced-gate", Defect::IgnoreEnforcedGate),
         ("enforced-no-wait", Defect::EnforcedNoWait),
         ("forced-every-deletion", Defect::ForcedEveryDeletion),
+        ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
+        ("kruise-create-reserved", Defect::KruiseCreateReserved),
+        ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
+        (
+            "kruise-specified-delete-unbounded",
+            Defect::KruiseSpecifiedDeleteUnbounded,
+        ),
+        ("kruise-in-place-recreates", Defect::KruiseInPlaceRecreates),
+        (
+            "kruise-in-place-still-ready",
+            Defect::KruiseInPlaceStillReady,
+        ),
+        ("kruise-ignore-grace", Defect::KruiseIgnoreGrace),
+        ("kruise-ignore-priority", Defect::KruiseIgnorePriority),
+        ("kruise-ignore-pre-delete", Defect::KruiseIgnorePreDelete),
+        (
+            "kruise-ignore-start-ordinal",
+            Defect::KruiseIgnoreStartOrdinal,
+        ),
     ];
+
+    /// The target profile a defect is caught under: an OpenKruise defect
+    /// breaks the stand-in of `apps.kruise.io/v1beta1`, which only the
+    /// OpenKruise profile exercises; every other defect, the bundled target.
+    pub fn target(name: &str) -> Option<&'static str> {
+        name.starts_with("kruise-")
+            .then_some("clusters/targets/openkruise-advanced-statefulset.yaml")
+    }
 
     /// The defect selected by `KEPSPEC_DEFECT`, if any.
     pub fn active() -> Option<Defect> {
@@ -291,7 +343,47 @@ pub fn distort_input(
         | Defect::EventBeforeStatus
         | Defect::RecreateStartedOnCreate
         | Defect::RecreateStartedOncePerSet
-        | Defect::ForcedEveryDeletion => {}
+        | Defect::ForcedEveryDeletion
+        | Defect::KruiseIgnorePaused
+        | Defect::KruiseCreateReserved
+        | Defect::KruiseNoScaleLimit
+        | Defect::KruiseSpecifiedDeleteUnbounded
+        | Defect::KruiseInPlaceRecreates
+        | Defect::KruiseInPlaceStillReady
+        | Defect::KruiseIgnoreGrace
+        | Defect::KruiseIgnorePriority
+        | Defect::KruiseIgnorePreDelete
+        | Defect::KruiseIgnoreStartOrdinal => {}
+    }
+}
+
+/// Distorts the set as served, for the fields only the vendor kinds have.
+pub fn distort_raw(defect: Defect, raw: &mut serde_json::Value) {
+    let drop = |raw: &mut serde_json::Value, parent: &str, field: &str| {
+        if let Some(obj) = raw.pointer_mut(parent).and_then(|v| v.as_object_mut()) {
+            obj.remove(field);
+        }
+    };
+    match defect {
+        Defect::KruiseIgnorePaused => drop(raw, "/spec/updateStrategy/rollingUpdate", "paused"),
+        Defect::KruiseCreateReserved => drop(raw, "/spec", "reserveOrdinals"),
+        Defect::KruiseNoScaleLimit => drop(raw, "/spec", "scaleStrategy"),
+        Defect::KruiseInPlaceRecreates => {
+            drop(raw, "/spec/updateStrategy/rollingUpdate", "podUpdatePolicy")
+        }
+        Defect::KruiseIgnoreGrace => drop(
+            raw,
+            "/spec/updateStrategy/rollingUpdate",
+            "inPlaceUpdateStrategy",
+        ),
+        Defect::KruiseIgnorePriority => {
+            drop(raw, "/spec/updateStrategy/rollingUpdate", "unorderedUpdate")
+        }
+        Defect::KruiseIgnorePreDelete => drop(raw, "/spec", "lifecycle"),
+        Defect::KruiseIgnoreStartOrdinal if super::plan::is_kruise(raw) => {
+            drop(raw, "/spec", "ordinals")
+        }
+        _ => {}
     }
 }
 
@@ -450,6 +542,37 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
                         reason: super::plan::FORCED_REPLACEMENT.into(),
                         message: format!("Forced replacement of pod {name}"),
                     }));
+                }
+            }
+        }
+        Defect::KruiseInPlaceStillReady => {
+            plan.actions.retain(|a| {
+                !matches!(a, Action::SetPodConditions { conditions, .. }
+                    if conditions.iter().any(|c| c.status == "False"))
+            });
+        }
+        Defect::KruiseSpecifiedDeleteUnbounded => {
+            let deleting: Vec<String> = plan
+                .actions
+                .iter()
+                .filter_map(|a| match a {
+                    Action::DeletePod { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            for p in pods_seen {
+                let name = p.metadata.name.clone().unwrap_or_default();
+                let labelled = p
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .is_some_and(|l| l.contains_key(super::plan::SPECIFIED_DELETE));
+                if labelled && !pods::is_terminating(p) && !deleting.contains(&name) {
+                    plan.actions.push(Action::DeletePod {
+                        name,
+                        uid: p.metadata.uid.clone().unwrap_or_default(),
+                        reason: DeleteReason::SpecifiedDelete,
+                    });
                 }
             }
         }

@@ -20,6 +20,9 @@ pub struct Target<'a> {
     pub resource: &'a ApiResource,
     /// The set, for events and status.
     pub regarding: Regarding,
+    /// `status.labelSelector` to write (vendor kinds whose scale
+    /// subresource reads it, as OpenKruise's CRD does).
+    pub label_selector: Option<String>,
 }
 
 /// The resourceVersions a sync's writes produced, per kind: the caches must
@@ -129,7 +132,10 @@ async fn perform_into(
     // failed action would have done beyond the observed pods.
     let mut recorded = true;
     if super::status::needs_update(observed_status, &plan.status) {
-        let desired = serde_json::to_value(&plan.status).unwrap_or(serde_json::Value::Null);
+        let mut desired = serde_json::to_value(&plan.status).unwrap_or(serde_json::Value::Null);
+        if let (Some(selector), Some(map)) = (&target.label_selector, desired.as_object_mut()) {
+            map.insert("labelSelector".into(), selector.clone().into());
+        }
         match write_status(target, &desired).await {
             Ok(written) => {
                 outcome.freshness.sets = outcome.freshness.sets.max(written);
@@ -363,6 +369,55 @@ async fn perform_one(
                         })
                 }
             }
+        }
+        Action::PatchPod {
+            name,
+            patch,
+            in_place_revision,
+        } => {
+            let api: Api<Pod> = Api::namespaced(client, ns);
+            outcome.writes += 1;
+            let result = api
+                .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                .await;
+            // OpenKruise's events for an in-place update (stateful_set_control.go).
+            if let Some(revision) = in_place_revision {
+                let (type_, reason, message) = match &result {
+                    Ok(_) => (
+                        EventType::Normal,
+                        "SuccessfulUpdatePodInPlace",
+                        format!("successfully update pod {name} in-place(revision {revision})"),
+                    ),
+                    Err(e) => (
+                        EventType::Warning,
+                        "FailedUpdatePodInPlace",
+                        format!("failed to update pod {name} in-place(revision {revision}): {e}"),
+                    ),
+                };
+                events::record(target.client, &target.regarding, type_, reason, &message).await;
+            }
+            result
+                .map(|updated| {
+                    outcome.freshness.pods = outcome.freshness.pods.max(rv(&updated.metadata))
+                })
+                .map_err(|source| ActionError {
+                    action: format!("patch Pod {name}"),
+                    source,
+                })
+        }
+        Action::SetPodConditions { name, conditions } => {
+            let api: Api<Pod> = Api::namespaced(client, ns);
+            outcome.writes += 1;
+            let patch = json!({"status": {"conditions": conditions}});
+            api.patch_status(name, &PatchParams::default(), &Patch::Strategic(&patch))
+                .await
+                .map(|updated| {
+                    outcome.freshness.pods = outcome.freshness.pods.max(rv(&updated.metadata))
+                })
+                .map_err(|source| ActionError {
+                    action: format!("update status of Pod {name}"),
+                    source,
+                })
         }
         Action::Event(spec) => {
             let type_ = if spec.type_ == super::plan::EventType::Warning {

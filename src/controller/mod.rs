@@ -24,7 +24,7 @@ pub mod status;
 pub mod vendor;
 pub mod view;
 
-pub use plan::{ControllerGates, Observed, Plan, ENFORCED_GATE};
+pub use plan::{ControllerGates, Observed, Plan, ENFORCED_GATE, KRUISE_GROUP};
 pub use run::{run, ControllerOptions};
 
 #[cfg(test)]

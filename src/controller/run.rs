@@ -362,6 +362,10 @@ async fn sync_fresh(
 
     let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
     ctx.opts.fields.from_target(&mut raw);
+    #[cfg(feature = "defects")]
+    if let Some(d) = super::defects::Defect::active() {
+        super::defects::distort_raw(d, &mut raw);
+    }
     #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
     let mut typed: StatefulSet = serde_json::from_value(vendor::as_apps_v1(&raw))
         .map_err(|e| SyncError::Decode(key.clone(), e))?;
@@ -434,6 +438,7 @@ async fn sync_fresh(
                 client: &ctx.client,
                 resource: &ctx.opts.resource,
                 regarding,
+                label_selector: None,
             };
             execute::write_status(&target, &status).await?;
             return Ok(Requeue::await_change());
@@ -472,10 +477,19 @@ async fn sync_fresh(
     if let Some(gauges) = super::metrics::gauges_of(&plan, &typed, &pods, observed.now) {
         ctx.opts.metrics.set(&ns, &regarding.name, gauges);
     }
+    // OpenKruise's scale subresource reads status.labelSelector, which its
+    // controller writes (Advanced StatefulSet's CRD, labelSelectorPath).
+    let label_selector = (kind != vendor::APPS_V1).then(|| {
+        crate::sim::api::sub::format_label_selector(
+            raw.pointer("/spec/selector")
+                .unwrap_or(&serde_json::Value::Null),
+        )
+    });
     let target = Target {
         client: &ctx.client,
         resource: &ctx.opts.resource,
         regarding,
+        label_selector,
     };
     #[cfg(feature = "defects")]
     if let Some(d) = defect {

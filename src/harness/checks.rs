@@ -14,7 +14,8 @@ use crate::history::views::{ordinal_of, pod_lives, scan, state_before, PodFacts}
 use crate::history::{Change, Kind, SetScope, Timeline, Violation};
 use std::ops::ControlFlow;
 
-fn keep(sc: &mut Scenario, result: Result<(), Violation>) -> anyhow::Result<()> {
+/// Records the first violation of a scenario and turns it into its error.
+pub(crate) fn keep(sc: &mut Scenario, result: Result<(), Violation>) -> anyhow::Result<()> {
     result.map_err(|v| {
         let err = anyhow::anyhow!("{v}");
         if sc.last_violation.is_none() {
@@ -37,6 +38,9 @@ pub fn scope_of(t: &Timeline, set: &str) -> SetScope {
     // controllers count it (see `history::views::State`).
     let min_ready = int("/spec/minReadySeconds").unwrap_or(0).max(0) as u64;
     scope.min_ready = Duration::from_secs(min_ready);
+    scope.reserved = obj
+        .map(crate::history::views::reserved_ordinals)
+        .unwrap_or_default();
     scope
 }
 
@@ -172,17 +176,21 @@ pub async fn created_after_predecessors(sc: &mut Scenario, set: &str) -> anyhow:
 
 /// At no moment since the first change were more than `max` pods unavailable.
 pub async fn at_most_unavailable(sc: &mut Scenario, set: &str, max: usize) -> anyhow::Result<()> {
+    at_most_unavailable_under(sc, set, max, clauses::max_unavailable()).await
+}
+
+/// [`at_most_unavailable`], naming `clause` when it fails.
+pub async fn at_most_unavailable_under(
+    sc: &mut Scenario,
+    set: &str,
+    max: usize,
+    clause: crate::history::Clause,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let scope = scope_of(&t, set);
     keep(
         sc,
-        rules::at_most_unavailable(
-            &t,
-            &clauses::max_unavailable(),
-            sc.baseline(&t),
-            &scope,
-            max,
-        ),
+        rules::at_most_unavailable(&t, &clause, sc.baseline(&t), &scope, max),
     )
 }
 
@@ -450,7 +458,15 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
                 == Some("Recreate")
         })
     });
+    let in_place = set.as_ref().is_some_and(|(s, _)| {
+        latest(&t, Kind::StatefulSet, s).is_some_and(|o| {
+            o.pointer("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.starts_with("InPlace"))
+        })
+    });
     let clause = match (set, partition) {
+        _ if in_place => clauses::in_place_clause(),
         _ if recreate => clauses::recreate_old_revision_only(),
         (Some((_, o)), Some(p)) if i64::from(o) < p => clauses::partition(),
         _ => clauses::rolling_update_stuck(),

@@ -251,3 +251,51 @@ pub fn enforced_metrics() -> Clause {
         "tracks forced replacements per StatefulSet",
     )
 }
+
+/// OpenKruise: "Ordinals reserve(skip)".
+pub fn reserve_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, Ordinals reserve(skip)",
+        "Advanced StatefulSet will skip to create Pods with those ordinals. If these Pods have already existed, controller will delete them.",
+    )
+}
+
+/// OpenKruise: "Scaling with rate limiting".
+pub fn scale_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, Scaling with rate limiting",
+        "the StatefulSet will firstly create 10 pods. After that, it will create one more pod only if one pod created has been running and ready.",
+    )
+}
+
+/// OpenKruise: "Specified Pod Deletion".
+pub fn specified_delete_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, Specified Pod Deletion",
+        "it will trigger the deletion process of the pod with specified deletion label and ensure that the maxUnavailable limit is not exceeded. The pod will be re-built by the workload if the ordinal is not reserved.",
+    )
+}
+
+/// OpenKruise: the readiness gate of an in-place update.
+pub fn in_place_ready_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, In-Place Update",
+        "The condition InPlaceUpdateReady in podStatus will be updated to False before in-place update and updated to True after the update is finished. This ensures that pod remain at NotReady state while the in-place update is happening.",
+    )
+}
+
+/// OpenKruise: the grace period of an in-place update.
+pub fn in_place_grace_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, In-Place Update",
+        "Advanced StatefulSet has supported gracePeriodSeconds, which is a period duration between controller update pod status and update pod images.",
+    )
+}
+
+/// OpenKruise: an in-place update keeps the pod.
+pub fn in_place_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, In-Place Update",
+        "InPlaceIfPossible controller will try to in-place update Pod instead of recreating them if possible.",
+    )
+}

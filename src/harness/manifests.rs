@@ -30,7 +30,7 @@ fn doc_of(step: &str) -> Option<Doc> {
         Some(Doc::Required)
     } else if step == "a StatefulSet is submitted from this manifest:" {
         Some(Doc::Submitted)
-    } else if step.ends_with("is changed with this merge patch:") {
+    } else if step.ends_with("with this merge patch:") {
         Some(Doc::Patch)
     } else {
         None
@@ -88,8 +88,9 @@ pub fn check(feature: &gherkin::Feature, text: &str) -> Vec<InputProblem> {
             Some(rest) => (first, rest),
             None => (first, doc),
         };
+        let kruise = kruise_doc(feature, doc);
         out.extend(
-            check_doc(kind, doc)
+            check_doc(kind, doc, kruise)
                 .into_iter()
                 .map(|(offset, message)| InputProblem {
                     place: format!("{path}:{}", first + offset),
@@ -115,8 +116,68 @@ fn docstring_first_line(lines: &[&str], step_line: usize) -> usize {
         .unwrap_or(step_line + 1)
 }
 
+/// Whether a docstring is an OpenKruise Advanced StatefulSet: a manifest
+/// that says so, or a patch in a feature tagged `@kruise`.
+fn kruise_doc(feature: &gherkin::Feature, doc: &str) -> bool {
+    let group = crate::controller::KRUISE_GROUP;
+    let said = doc.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix("apiVersion:")
+            .is_some_and(|v| v.trim().starts_with(&format!("{group}/")))
+    });
+    said || feature
+        .tags
+        .iter()
+        .any(|t| t.trim_start_matches('@') == "kruise")
+}
+
+/// The structural schema of `apps.kruise.io/v1beta1 StatefulSet`, from the
+/// CRD the stand-in installs (Kruise's own, chart 1.7.5).
+fn kruise_schema() -> Option<Value> {
+    const CRD: &str = include_str!("../../clusters/crds/apps.kruise.io_statefulsets.yaml");
+    let crd: Value = serde_yaml_ng::from_str(CRD).ok()?;
+    let version = crd
+        .pointer("/spec/versions")?
+        .as_array()?
+        .iter()
+        .find(|v| v.get("name").and_then(Value::as_str) == Some("v1beta1"))?
+        .as_object()?;
+    crate::sim::structural::schema_of(version)
+}
+
+/// An Advanced StatefulSet docstring checked against Kruise's schema:
+/// unknown fields always, value types for a set the scenario needs.
+fn check_kruise_doc(kind: Doc, value: &Value, doc: &str) -> Vec<(usize, String)> {
+    let Some(schema) = kruise_schema() else {
+        return vec![(0, "the OpenKruise StatefulSet schema does not load".into())];
+    };
+    let mut whole = base_set();
+    whole["apiVersion"] = Value::from("apps.kruise.io/v1beta1");
+    match kind {
+        Doc::Patch => json_patch::merge(&mut whole, value),
+        Doc::Required | Doc::Submitted => whole = value.clone(),
+    }
+    let mut out: Vec<(usize, String)> = crate::sim::structural::unknown_paths(&schema, &whole)
+        .into_iter()
+        .map(|path| {
+            (
+                line_of(doc, &path),
+                format!("unknown field {path:?} in apps.kruise.io/v1beta1 StatefulSet (its CRD's schema would prune it)"),
+            )
+        })
+        .collect();
+    if kind == Doc::Required {
+        out.extend(
+            crate::sim::structural::type_errors(&schema, &whole)
+                .into_iter()
+                .map(|e| (line_of(doc, &e.field), format!("the manifest is not a valid apps.kruise.io/v1beta1 StatefulSet: {}: {}", e.field, e.message()))),
+        );
+    }
+    out
+}
+
 /// Problems of one docstring, each with its line offset in the docstring (0-based).
-fn check_doc(kind: Doc, doc: &str) -> Vec<(usize, String)> {
+fn check_doc(kind: Doc, doc: &str, kruise: bool) -> Vec<(usize, String)> {
     let value: Value = match serde_yaml_ng::from_str(doc) {
         Ok(v) => v,
         Err(e) => {
@@ -129,6 +190,9 @@ fn check_doc(kind: Doc, doc: &str) -> Vec<(usize, String)> {
     };
     if !value.is_object() {
         return vec![(0, "the docstring is not a YAML mapping".into())];
+    }
+    if kruise {
+        return check_kruise_doc(kind, &value, doc);
     }
     let Some(info) = statefulset() else {
         return Vec::new();

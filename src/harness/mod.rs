@@ -17,6 +17,7 @@ pub mod faults;
 pub mod features;
 pub mod interrupt;
 pub mod job;
+pub mod kruise;
 pub mod manifests;
 #[cfg(test)]
 mod matrix_tests;

@@ -555,9 +555,22 @@ impl Scenario {
     /// Removes one label from a pod (a merge patch, as `kubectl label pod
     /// web-1 name-`).
     pub async fn remove_pod_label(&mut self, pod: &str, label: &str) -> Result<(), RequestError> {
+        self.set_pod_label(pod, label, None).await
+    }
+
+    /// Sets (or, with `None`, removes) a label of a pod with a merge patch.
+    pub async fn set_pod_label(
+        &mut self,
+        pod: &str,
+        label: &str,
+        value: Option<&str>,
+    ) -> Result<(), RequestError> {
         self.note_change().await;
         let mut labels = serde_json::Map::new();
-        labels.insert(label.to_string(), serde_json::Value::Null);
+        labels.insert(
+            label.to_string(),
+            value.map_or(serde_json::Value::Null, serde_json::Value::from),
+        );
         self.pods_api()
             .patch(
                 pod,
@@ -566,7 +579,7 @@ impl Scenario {
             )
             .await
             .map(|o| self.wrote(Kind::Pod, o.meta()))
-            .map_err(|e| RequestError::from_kube(format!("remove label {label} of pod {pod}"), e))
+            .map_err(|e| RequestError::from_kube(format!("set label {label} of pod {pod}"), e))
     }
 
     /// Replaces a pod's finalizers.

@@ -174,6 +174,9 @@ pub struct SetScope {
     pub ordinal_start: i32,
     /// `.spec.minReadySeconds`.
     pub min_ready: Duration,
+    /// An OpenKruise Advanced StatefulSet's `.spec.reserveOrdinals`: skipped,
+    /// so the range runs past `start + replicas` by as many.
+    pub reserved: Vec<i32>,
 }
 
 impl SetScope {
@@ -184,13 +187,54 @@ impl SetScope {
             replicas,
             ordinal_start: 0,
             min_ready: Duration::ZERO,
+            reserved: Vec::new(),
         }
     }
 
-    /// True when `ordinal` is in `[start, start + replicas)`.
+    /// True when `ordinal` is in `[start, start + replicas)` (reserved
+    /// ordinals skipped).
     pub fn in_range(&self, ordinal: i32) -> bool {
-        ordinal >= self.ordinal_start && ordinal < self.ordinal_start.saturating_add(self.replicas)
+        if self.reserved.is_empty() {
+            return ordinal >= self.ordinal_start
+                && ordinal < self.ordinal_start.saturating_add(self.replicas);
+        }
+        self.ordinals().contains(&ordinal)
     }
+
+    /// The ordinals of the replicas, in order.
+    pub fn ordinals(&self) -> Vec<i32> {
+        let want = usize::try_from(self.replicas).unwrap_or(0);
+        let mut out = Vec::with_capacity(want);
+        let mut o = self.ordinal_start;
+        while out.len() < want && o < i32::MAX {
+            if !self.reserved.contains(&o) {
+                out.push(o);
+            }
+            o += 1;
+        }
+        out
+    }
+}
+
+/// `.spec.reserveOrdinals` of an OpenKruise Advanced StatefulSet (integers
+/// and `"a-b"` ranges); empty for any other kind.
+pub fn reserved_ordinals(set: &serde_json::Value) -> Vec<i32> {
+    let mut out = Vec::new();
+    for item in set
+        .pointer("/spec/reserveOrdinals")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = item.as_i64().and_then(|n| i32::try_from(n).ok()) {
+            out.push(n);
+        } else if let Some((a, b)) = item.as_str().and_then(|s| s.split_once('-')) {
+            if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
+                out.extend(a..=b);
+            }
+        }
+    }
+    out
 }
 
 /// The state of the namespace after some prefix of the timeline.
@@ -364,6 +408,7 @@ impl<'t> State<'t> {
                 .and_then(|v| i32::try_from(v).ok())
                 .unwrap_or(0),
             min_ready: Duration::from_secs(int("/spec/minReadySeconds").unwrap_or(0).max(0) as u64),
+            reserved: reserved_ordinals(obj),
         }
     }
 
@@ -386,8 +431,7 @@ impl<'t> State<'t> {
     /// `<set>-<n> (missing)` for missing ordinals.
     pub fn unavailable_names(&self, scope: &SetScope) -> Vec<String> {
         let mut out = Vec::new();
-        let end = scope.ordinal_start.saturating_add(scope.replicas.max(0));
-        for o in scope.ordinal_start..end {
+        for o in scope.ordinals() {
             match self.pod_at(&scope.set, o) {
                 Some(p) if p.available(self.at, scope.min_ready) => {}
                 Some(p) => out.push(p.name().to_string()),

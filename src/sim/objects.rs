@@ -51,6 +51,14 @@ pub(super) fn admit(
     old: Option<&Value>,
     gates: &ApiGates,
 ) -> Result<(), ApiError> {
+    // OpenKruise's webhooks, for the stand-in of its StatefulSet (see
+    // `admission::kruise`): its defaults, then its validation.
+    if info.group == crate::controller::KRUISE_GROUP && info.plural == "statefulsets" {
+        admission::kruise::default(obj);
+        if let Some(message) = admission::kruise::validate(obj, old) {
+            return Err(ApiError::new(422, "", message));
+        }
+    }
     let mut req = AdmissionRequest {
         group: &info.group,
         version: &info.version,

@@ -53,6 +53,14 @@ pub const API_VERSION: &str = "kepspec.io/v1alpha1";
 pub const KIND: &str = "TargetProfile";
 /// The kind config used when a profile names none.
 pub const DEFAULT_KIND_CONFIG: &str = "clusters/kind/upstream.yaml";
+/// Tags of scenarios written for one vendor's own API, each with the API
+/// group a target must serve to run them (`features/vendors/<vendor>/`).
+pub const VENDOR_TAGS: &[(&str, &str, &str)] = &[(
+    "kruise",
+    "apps.kruise.io",
+    "OpenKruise Advanced StatefulSet",
+)];
+
 /// The tag of scenarios that pin down a documented limitation.
 pub const LIMITATION: &str = "limitation";
 /// The placeholders commands may use.
@@ -296,6 +304,17 @@ impl Profile {
     ) -> Option<String> {
         if let Some(reason) = self.exclusion(scenario_name) {
             return Some(format!("not claimed by target {}: {reason}", self.name()));
+        }
+        if let Some((tag, group, vendor)) = VENDOR_TAGS
+            .iter()
+            .find(|(tag, _, _)| tags.iter().any(|t| strip_at(t) == *tag))
+            .filter(|(_, group, _)| *group != self.spec.resource.group)
+        {
+            return Some(format!(
+                "written for {vendor}'s own API (@{tag}, group {group}); target {} serves {}",
+                self.name(),
+                self.api_resource().api_version
+            ));
         }
         let cluster_skip = if self.is_apps_v1() {
             cluster.skip(tags)

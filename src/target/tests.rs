@@ -62,11 +62,35 @@ pub(super) fn spec_scenarios() -> Vec<SpecScenario> {
                 .chain(sc.tags.iter())
                 .cloned()
                 .collect();
-            out.push(SpecScenario {
-                key: scenario_key(&rel, sc.position.line),
-                name: sc.name.clone(),
-                tags: all_tags,
-            });
+            // An outline's scenarios are named with each row's values, as
+            // a run names them (and exclusions match them).
+            let mut names = Vec::new();
+            for examples in &sc.examples {
+                let Some(table) = examples.table.as_ref() else {
+                    continue;
+                };
+                let Some((header, rows)) = table.rows.split_first() else {
+                    continue;
+                };
+                for row in rows {
+                    let mut name = sc.name.clone();
+                    for (column, value) in header.iter().zip(row) {
+                        name = name.replace(&format!("<{column}>"), value);
+                    }
+                    names.push(name);
+                }
+            }
+            if names.is_empty() {
+                names.push(sc.name.clone());
+            }
+            names.dedup();
+            for name in names {
+                out.push(SpecScenario {
+                    key: scenario_key(&rel, sc.position.line),
+                    name,
+                    tags: all_tags.clone(),
+                });
+            }
         }
     }
     assert!(out.len() > 20, "the spec has scenarios");
@@ -343,7 +367,7 @@ async fn the_openkruise_resource_is_served_once_its_crd_is_installed() {
     let set = p.to_target(json!({
         "apiVersion": "apps/v1", "kind": "StatefulSet",
         "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"replicas": 2, "serviceName": "web",
+        "spec": {"replicas": 2, "serviceName": "web", "podManagementPolicy": "Parallel",
                  "selector": {"matchLabels": {"app": "web"}},
                  "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}},
                  "template": {"metadata": {"labels": {"app": "web"}},

@@ -95,7 +95,7 @@ impl World {
     }
 
     fn retype(&mut self) {
-        self.set = serde_json::from_value(self.raw.clone()).unwrap();
+        self.set = serde_json::from_value(super::super::vendor::as_apps_v1(&self.raw)).unwrap();
     }
 
     /// Edits the raw set.

@@ -34,6 +34,8 @@
 mod claims;
 mod enforced;
 mod history;
+mod inplace;
+mod kruise;
 mod progress;
 mod recreate;
 mod replicas;
@@ -47,6 +49,8 @@ pub(crate) mod fixtures;
 mod tests_base;
 #[cfg(test)]
 mod tests_enforced;
+#[cfg(test)]
+mod tests_kruise;
 #[cfg(test)]
 mod tests_recreate;
 #[cfg(test)]
@@ -66,6 +70,10 @@ use spec::Strategy;
 pub use enforced::{
     failing, CONDITION as ENFORCED_CONDITION, FORCED_REPLACEMENT, STARTED as ENFORCED_STARTED,
     TYPE as ENFORCED_TYPE,
+};
+pub use inplace::{images_only, CONDITION as IN_PLACE_UPDATE_READY};
+pub use kruise::{
+    is_kruise, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE, SPECIFIED_DELETE,
 };
 pub use types::{
     Action, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan, PlanError,
@@ -99,15 +107,50 @@ struct SyncState<'a> {
     current_deleted: i32,
     /// The partition, under the KEP-3541 draft's EnforcedRollingUpdate.
     enforced_partition: Option<i32>,
+    /// The Advanced StatefulSet fields, when the set is one.
+    kruise: Option<kruise::Kruise>,
+    /// Sync again after this long (an in-place update's grace period).
+    requeue: Option<std::time::Duration>,
 }
 
 impl SyncState<'_> {
     fn delete(&mut self, pod: &Pod, reason: DeleteReason) {
+        if self.held_by_pre_delete_hook(pod) {
+            return;
+        }
         self.actions.push(Action::DeletePod {
             name: pod.metadata.name.clone().unwrap_or_default(),
             uid: pod.metadata.uid.clone().unwrap_or_default(),
             reason,
         });
+    }
+
+    /// An Advanced StatefulSet's `preDelete` hook holds the pod: it is
+    /// labelled `PreparingDelete` instead of deleted (Kruise's `deletePod`).
+    fn held_by_pre_delete_hook(&mut self, pod: &Pod) -> bool {
+        let Some(marked) = self
+            .kruise
+            .as_ref()
+            .and_then(|k| k.pre_delete.as_ref())
+            .and_then(|hook| kruise::mark_preparing_delete(hook, pod))
+        else {
+            return false;
+        };
+        if let Some(marked) = marked {
+            self.actions.push(Action::UpdatePod(marked));
+        }
+        true
+    }
+
+    /// The replicas the update strategy may touch, highest ordinal first:
+    /// ordinals at or above `start + partition`.
+    fn staged<'r, 'p>(
+        &self,
+        replicas: &'r [Replica<'p>],
+        partition: i32,
+    ) -> impl Iterator<Item = &'r Replica<'p>> {
+        let from = pods::start_ordinal(self.set).saturating_add(partition);
+        replicas.iter().rev().filter(move |r| r.ordinal >= from)
     }
 
     fn unavailable(&self, pod: &Pod) -> bool {
@@ -124,7 +167,8 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
     let set = obs.set;
     let name = set.metadata.name.clone().ok_or(PlanError::MissingName)?;
     spec::check_selector(set, &name)?;
-    let strategy = spec::strategy(set, obs.set_raw, gates, &name)?;
+    let kruise = kruise::Kruise::of(obs.set_raw);
+    let strategy = spec::strategy(set, obs.set_raw, gates, kruise.is_some(), &name)?;
     let spec_replicas = pods::spec_replicas(set);
 
     // 1. Revisions.
@@ -140,7 +184,13 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         Strategy::EnforcedRollingUpdate { partition } => Some(partition),
         _ => None,
     };
-    let (replicas, condemned) = split(set, &members, &revisions, enforced_partition);
+    let (replicas, condemned) = split(
+        set,
+        &members,
+        &revisions,
+        enforced_partition,
+        kruise.as_ref(),
+    );
 
     let mut sync = SyncState {
         obs,
@@ -152,6 +202,8 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         actions: revisions.actions.clone(),
         current_deleted: 0,
         enforced_partition,
+        kruise,
+        requeue: None,
     };
 
     // 3. A set being deleted only gets its status.
@@ -181,7 +233,9 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
                 partition,
                 max_unavailable,
             } => {
-                if replicas::process(&mut sync, &replicas, &condemned) == replicas::Flow::Continue {
+                if replicas::process(&mut sync, &replicas, &condemned) == replicas::Flow::Continue
+                    && !kruise::update_step_held(&mut sync, &replicas, max_unavailable)
+                {
                     match max_unavailable {
                         Some(budget) => {
                             rolling::within_budget(&mut sync, &replicas, partition, budget)
@@ -207,6 +261,11 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
             }
         }
     };
+
+    // OpenKruise's in-place updates: grace periods and InPlaceUpdateReady.
+    if phase != Phase::Deleting {
+        inplace::refresh(&mut sync, &replicas);
+    }
 
     // 7. Status, then history.
     let counted: Vec<&Pod> = if phase == Phase::Deleting {
@@ -246,6 +305,10 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         status.available_replicas.unwrap_or(0),
         spec_replicas,
     );
+    let requeue_after = match (requeue_after, sync.requeue) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     let mut actions = sync.actions;
     actions.extend(history::truncate(set, &revisions, &members));
     Ok(Plan {
@@ -263,23 +326,27 @@ fn split<'a>(
     members: &[&'a Pod],
     revisions: &history::Revisions,
     enforced_partition: Option<i32>,
+    kruise: Option<&kruise::Kruise>,
 ) -> (Vec<Replica<'a>>, Vec<&'a Pod>) {
     let start = pods::start_ordinal(set);
     let count = pods::spec_replicas(set);
-    let end = start.saturating_add(count);
-    let mut slots: Vec<Option<&'a Pod>> = vec![None; usize::try_from(count).unwrap_or(0)];
+    // Ordinals in [start, start+replicas), or, for an Advanced StatefulSet,
+    // as many from start up as replicas, skipping reserved ordinals.
+    let ordinals: Vec<i32> = match kruise {
+        Some(k) => k.ordinals(start, count),
+        None => (start..start.saturating_add(count)).collect(),
+    };
+    let index_of: std::collections::HashMap<i32, usize> =
+        ordinals.iter().enumerate().map(|(i, o)| (*o, i)).collect();
+    let mut slots: Vec<Option<&'a Pod>> = vec![None; ordinals.len()];
     let mut condemned = Vec::new();
     for pod in members {
         let Some(ordinal) = pods::ordinal(pod) else {
             continue;
         };
-        if (start..end).contains(&ordinal) {
-            let index = usize::try_from(ordinal - start).unwrap_or(0);
-            if let Some(slot) = slots.get_mut(index) {
-                *slot = Some(pod);
-            }
-        } else {
-            condemned.push(*pod);
+        match index_of.get(&ordinal).and_then(|i| slots.get_mut(*i)) {
+            Some(slot) => *slot = Some(pod),
+            None => condemned.push(*pod),
         }
     }
     condemned.sort_by_key(|p| std::cmp::Reverse(pods::ordinal(p)));
@@ -291,7 +358,7 @@ fn split<'a>(
         .unwrap_or(0);
     let replicas = slots
         .into_iter()
-        .zip(start..end)
+        .zip(ordinals.iter().copied())
         .map(|(slot, ordinal)| match slot {
             Some(pod) => Replica {
                 ordinal,

@@ -38,7 +38,18 @@ pub(super) fn process(
     replicas: &[Replica<'_>],
     condemned: &[&Pod],
 ) -> Flow {
+    // An Advanced StatefulSet's scaleStrategy.maxUnavailable (Parallel):
+    // creations stop while that many replicas are unavailable.
+    let mut creations_left = super::kruise::scale_budget(sync, replicas);
     for replica in replicas {
+        if !replica.exists() {
+            if let Some(left) = creations_left.as_mut() {
+                if *left <= 0 {
+                    continue;
+                }
+                *left -= 1;
+            }
+        }
         match process_replica(sync, replica) {
             Step::Next => {}
             Step::Wait if !sync.monotonic => {}

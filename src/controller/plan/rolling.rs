@@ -34,18 +34,54 @@ fn needs_update(sync: &SyncState<'_>, replica: &Replica<'_>) -> bool {
     pods::pod_revision(&replica.pod) != sync.update_revision && !pods::is_terminating(&replica.pod)
 }
 
-fn delete_for_update(sync: &mut SyncState<'_>, replica: &Replica<'_>) {
-    sync.delete(&replica.pod, DeleteReason::RollingUpdate);
+/// Replaces a pod of another revision: deletes it, or, for an OpenKruise
+/// set with an in-place policy, updates its images in place (or leaves it,
+/// under InPlaceOnly, when that cannot be done). Returns whether it acted.
+fn delete_for_update(sync: &mut SyncState<'_>, replica: &Replica<'_>) -> bool {
+    match super::inplace::way(sync, &replica.pod) {
+        super::inplace::Way::Recreate => sync.delete(&replica.pod, DeleteReason::RollingUpdate),
+        super::inplace::Way::InPlace => super::inplace::start(sync, replica),
+        super::inplace::Way::Hold => return false,
+    }
     sync.current_deleted += 1;
+    true
+}
+
+/// The pods the rolling update may replace, in the order it replaces them:
+/// from the highest ordinal down to the partition; for an Advanced
+/// StatefulSet with `unorderedUpdate` (Parallel), pods updated or
+/// terminating first, then the rest by their priority, `replicas -
+/// partition` of them in all (Kruise's `sortPodsToUpdate`, where the
+/// partition counts pods left alone).
+fn candidates<'r, 'p>(
+    sync: &SyncState<'_>,
+    replicas: &'r [Replica<'p>],
+    partition: i32,
+) -> Vec<&'r Replica<'p>> {
+    let priority = sync
+        .kruise
+        .as_ref()
+        .and_then(|k| k.priority.as_ref())
+        .filter(|_| !sync.monotonic);
+    let Some(priority) = priority else {
+        return sync.staged(replicas, partition).collect();
+    };
+    let (mut first, mut rest): (Vec<_>, Vec<_>) =
+        replicas.iter().rev().partition(|r| !needs_update(sync, r));
+    priority.sort(&mut rest);
+    first.append(&mut rest);
+    let keep = replicas
+        .len()
+        .saturating_sub(usize::try_from(partition).unwrap_or(0));
+    first.truncate(keep);
+    first
 }
 
 /// Gate MaxUnavailableStatefulSet off: delete the highest-ordinal pod of
 /// another revision; wait while a pod on the way down is unavailable.
 pub(super) fn one_at_a_time(sync: &mut SyncState<'_>, replicas: &[Replica<'_>], partition: i32) {
-    let update_min = usize::try_from(partition).unwrap_or(0);
-    for replica in replicas.iter().skip(update_min).rev() {
-        if needs_update(sync, replica) {
-            delete_for_update(sync, replica);
+    for replica in candidates(sync, replicas, partition) {
+        if needs_update(sync, replica) && delete_for_update(sync, replica) {
             return;
         }
         if sync.unavailable(&replica.pod) {
@@ -66,7 +102,7 @@ pub(super) fn within_budget(
     budget: i32,
 ) {
     let parallel = !sync.monotonic;
-    let update_min = usize::try_from(partition).unwrap_or(0);
+    let candidates = candidates(sync, replicas, partition);
     let mut unavailable = 0;
     let mut unavailable_needing_update = 0;
     for replica in replicas {
@@ -83,19 +119,21 @@ pub(super) fn within_budget(
 
     if parallel {
         // Old pods that are unavailable anyway go first.
-        for replica in replicas.iter().skip(update_min).rev() {
+        for replica in candidates.iter().copied() {
             if needs_update(sync, replica) && !sync.available(&replica.pod) {
                 delete_for_update(sync, replica);
             }
         }
         // Then available old pods, within what is left of the budget.
         let mut remaining = budget - unavailable;
-        for replica in replicas.iter().skip(update_min).rev() {
+        for replica in candidates.iter().copied() {
             if remaining <= 0 {
                 break;
             }
-            if needs_update(sync, replica) && sync.available(&replica.pod) {
-                delete_for_update(sync, replica);
+            if needs_update(sync, replica)
+                && sync.available(&replica.pod)
+                && delete_for_update(sync, replica)
+            {
                 remaining -= 1;
             }
         }
@@ -103,12 +141,11 @@ pub(super) fn within_budget(
     }
 
     let mut remaining = budget - unavailable;
-    for replica in replicas.iter().skip(update_min).rev() {
+    for replica in candidates {
         if remaining <= 0 {
             break;
         }
-        if needs_update(sync, replica) {
-            delete_for_update(sync, replica);
+        if needs_update(sync, replica) && delete_for_update(sync, replica) {
             remaining -= 1;
         }
     }

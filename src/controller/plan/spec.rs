@@ -63,12 +63,14 @@ pub(super) fn strategy(
     set: &StatefulSet,
     raw: &serde_json::Value,
     gates: &ControllerGates,
+    kruise: bool,
     name: &str,
 ) -> Result<Strategy, PlanError> {
     let update = set.spec.update_strategy.clone().unwrap_or_default();
     let rolling = update.rolling_update.clone().unwrap_or_default();
     let fallback = |max_unavailable_field| -> Result<Strategy, PlanError> {
-        let max_unavailable = if gates.max_unavailable_statefulset {
+        // Advanced StatefulSet always honours maxUnavailable (no gate).
+        let max_unavailable = if gates.max_unavailable_statefulset || kruise {
             Some(
                 rolling::max_unavailable(max_unavailable_field, pods::spec_replicas(set)).map_err(
                     |message| PlanError::InvalidMaxUnavailable {

@@ -210,6 +210,24 @@ pub enum Action {
     UpdatePod(Pod),
     /// Replace a claim whose ownerReferences disagree with the retention policy.
     UpdateClaim(PersistentVolumeClaim),
+    /// A JSON merge patch of a pod: an OpenKruise in-place update (its
+    /// revision, recorded in the event, when it starts one).
+    PatchPod {
+        /// Pod name.
+        name: String,
+        /// The merge patch.
+        patch: Value,
+        /// The update revision of an in-place update this patch starts.
+        in_place_revision: Option<String>,
+    },
+    /// Set conditions of a pod's status (a strategic merge patch by type),
+    /// as OpenKruise sets `InPlaceUpdateReady`.
+    SetPodConditions {
+        /// Pod name.
+        name: String,
+        /// The conditions.
+        conditions: Vec<k8s_openapi::api::core::v1::PodCondition>,
+    },
     /// Record an event on the set.
     Event(EventSpec),
 }
@@ -225,6 +243,8 @@ pub enum DeleteReason {
     RollingUpdate,
     /// Deleted by the Recreate strategy.
     Recreate,
+    /// An Advanced StatefulSet pod labelled `apps.kruise.io/specified-delete`.
+    SpecifiedDelete,
     /// Replaced by EnforcedRollingUpdate although it was not Available (a
     /// replacement RollingUpdate would have waited for).
     ForcedReplacement,

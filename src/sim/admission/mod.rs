@@ -26,6 +26,7 @@
 mod defaults;
 pub mod enforced;
 mod fielderr;
+pub mod kruise;
 pub(crate) mod meta;
 mod pod;
 pub mod quantity;

@@ -3,7 +3,7 @@
 mod logs;
 mod path;
 mod read;
-mod sub;
+pub(crate) mod sub;
 mod table;
 mod table_custom;
 mod table_pod;

@@ -1,0 +1,215 @@
+//! Waits and checks for OpenKruise Advanced StatefulSet's own features
+//! (`features/vendors/openkruise/`), each naming the sentence of its
+//! documentation it encodes (../shared/reference/openkruise-advanced-statefulset.txt).
+
+use std::time::Duration;
+
+use super::checks::{keep, scope_of};
+use super::clauses::{in_place_grace_clause, in_place_ready_clause, reserve_clause};
+use super::scenario::Scenario;
+use super::waits::wait;
+use crate::history::checks::{always, no_entry, Breach, Violation};
+use crate::history::views::state_before;
+use crate::history::{Clause, Kind};
+
+/// Waits until the pods of `set` are exactly `names` (a terminating pod
+/// still counts: it is gone once deleted).
+pub async fn pods_are(
+    sc: &mut Scenario,
+    set: &str,
+    names: &[String],
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    let mut want: Vec<String> = names.to_vec();
+    want.sort();
+    wait(sc, timeout, reserve_clause(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let mut have: Vec<String> = state.pods_of(&set).map(|p| p.name().to_string()).collect();
+        have.sort();
+        (have != want).then(|| format!("the pods of {set} are [{}]", have.join(", ")))
+    })
+    .await
+}
+
+/// No pod named `pod` was ever recorded, from the scenario's start.
+pub async fn never_created(sc: &mut Scenario, pod: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let result = no_entry(&t, &reserve_clause(), 0, |e| {
+        (e.kind == Kind::Pod && e.name == pod)
+            .then(|| Breach::new(format!("pod {pod} was created"), vec![pod.to_string()]))
+    });
+    keep(sc, result)
+}
+
+/// At no moment since the scenario's first change did more than `max` pods
+/// of `set` exist without being available (created and not yet ready, not
+/// ready, or terminating): the rate limit of `scaleStrategy.maxUnavailable`
+/// and the protection of specified deletion. Pods not yet created do not
+/// count, unlike the rolling update's budget over `[0, replicas)`.
+pub async fn existing_unavailable_at_most(
+    sc: &mut Scenario,
+    set: &str,
+    max: usize,
+    clause: Clause,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let scope = scope_of(&t, set);
+    let from = sc.baseline(&t);
+    let result = always(&t, &clause, from, |s, _| {
+        let scope = s.scope_of(&scope);
+        let down: Vec<String> = s
+            .pods_of(&scope.set)
+            .filter(|p| !p.available(s.at, scope.min_ready))
+            .map(|p| p.name().to_string())
+            .collect();
+        if down.len() <= max {
+            return Ok(());
+        }
+        Err(Breach::new(
+            format!(
+                "{} existing pods of {} unavailable at once (at most {max}): {}",
+                down.len(),
+                scope.set,
+                down.join(", ")
+            ),
+            down,
+        ))
+    });
+    keep(sc, result)
+}
+
+/// Container name and image, in the order listed.
+type Images = Vec<(String, String)>;
+
+/// The images of a pod's containers by name: the spec's, and the status's.
+fn images(pod: &serde_json::Value, at: &str) -> Images {
+    pod.pointer(at)
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let field = |k: &str| c.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+            (field("name").to_string(), short_image(field("image")))
+        })
+        .collect()
+}
+
+/// An image without the registry and repository a kubelet adds
+/// (`docker.io/library/busybox:1.36` is `busybox:1.36`).
+fn short_image(image: &str) -> String {
+    image
+        .strip_prefix("docker.io/library/")
+        .or_else(|| image.strip_prefix("docker.io/"))
+        .unwrap_or(image)
+        .to_string()
+}
+
+fn condition_status<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v str> {
+    pod.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("type").and_then(serde_json::Value::as_str) == Some(type_))?
+        .get("status")?
+        .as_str()
+}
+
+/// At no moment was a pod of `set` Ready while one of its containers ran
+/// another image than its spec names (OpenKruise, "In-Place Update").
+pub async fn never_ready_on_another_image(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let clause = in_place_ready_clause();
+    let result = no_entry(&t, &clause, from, |e| {
+        if e.kind != Kind::Pod || crate::history::views::ordinal_of(set, &e.name).is_none() {
+            return None;
+        }
+        if condition_status(&e.object, "Ready") != Some("True") {
+            return None;
+        }
+        let spec = images(&e.object, "/spec/containers");
+        let running = images(&e.object, "/status/containerStatuses");
+        let stale: Vec<String> = running
+            .iter()
+            .filter(|(name, image)| spec.iter().any(|(n, i)| n == name && i != image))
+            .map(|(name, image)| format!("{name} runs {image}"))
+            .collect();
+        (!stale.is_empty()).then(|| {
+            Breach::new(
+                format!("{} was Ready while {}", e.name, stale.join(", ")),
+                vec![e.name.clone()],
+            )
+        })
+    });
+    keep(sc, result)
+}
+
+/// Every change of a container image of a pod of `set` in place (the same
+/// pod) was made while its `InPlaceUpdateReady` condition was False, at
+/// least `grace` after it turned False; at least one such change happened.
+pub async fn in_place_changes_waited(
+    sc: &mut Scenario,
+    set: &str,
+    grace: Duration,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let clause = if grace.is_zero() {
+        in_place_ready_clause()
+    } else {
+        in_place_grace_clause()
+    };
+    // The watch may deliver the status write a little after it was made.
+    let slack = Duration::from_millis(500);
+    // Per pod uid: its spec's images, and since when InPlaceUpdateReady was False.
+    let mut last: std::collections::HashMap<String, (Images, Option<Duration>)> =
+        Default::default();
+    let mut changes = 0;
+    let mut breach: Option<(u64, Breach)> = None;
+    for e in t.entries() {
+        if e.kind != Kind::Pod || crate::history::views::ordinal_of(set, &e.name).is_none() {
+            continue;
+        }
+        let spec = images(&e.object, "/spec/containers");
+        let unready = condition_status(&e.object, crate::controller::plan::IN_PLACE_UPDATE_READY)
+            == Some("False");
+        let previous = last.get(&e.uid).cloned();
+        let false_since = match (&previous, unready) {
+            (_, false) => None,
+            (Some((_, Some(since))), true) => Some(*since),
+            (_, true) => Some(e.at),
+        };
+        if let Some((before, since)) = previous {
+            if before != spec && e.seq >= from && breach.is_none() {
+                changes += 1;
+                let waited = since.map(|s| e.at.saturating_sub(s));
+                let ok = unready && waited.is_some_and(|w| w + slack >= grace);
+                if !ok {
+                    let why = match waited {
+                        Some(w) if unready => format!(
+                            "{:.1}s after InPlaceUpdateReady turned False (at least {}s)",
+                            w.as_secs_f64(),
+                            grace.as_secs()
+                        ),
+                        _ => "while InPlaceUpdateReady was not False".to_string(),
+                    };
+                    breach = Some((
+                        e.seq,
+                        Breach::new(
+                            format!("{} changed its images {why}", e.name),
+                            vec![e.name.clone()],
+                        ),
+                    ));
+                }
+            }
+        }
+        last.insert(e.uid.clone(), (spec, false_since));
+    }
+    if let Some((seq, b)) = breach {
+        return keep(sc, Err(Violation::at_entry(&t, &clause, seq, b)));
+    }
+    if changes == 0 {
+        anyhow::bail!("no pod of {set} changed an image in place; nothing to check");
+    }
+    Ok(())
+}
