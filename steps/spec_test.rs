@@ -10,8 +10,21 @@ use clap::Parser;
 use kepspec::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    // libtest passes its own flags (e.g. `--nocapture`); the spec takes none.
-    let cli = Cli::parse_from(["kepspec", "run"]);
+    // libtest passes its own flags (e.g. `--nocapture`); the spec takes
+    // none. `KEPSPEC_SPEC_ARGS` adds options of `kepspec run` (cargo-mutants
+    // runs the spec with `--fail-fast`, so a caught mutant ends early).
+    let extra = std::env::var("KEPSPEC_SPEC_ARGS").unwrap_or_default();
+    let argv = ["kepspec", "run"]
+        .into_iter()
+        .map(String::from)
+        .chain(extra.split_whitespace().map(String::from));
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(err) => {
+            eprintln!("KEPSPEC_SPEC_ARGS: {err}");
+            return ExitCode::from(2);
+        }
+    };
     let Command::Run(args) = cli.command else {
         return ExitCode::from(2);
     };

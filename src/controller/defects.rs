@@ -105,6 +105,9 @@ pub enum Defect {
     /// KEP-3541 draft: emits ForcedReplacement for every replacement, the
     /// healthy ones too.
     ForcedEveryDeletion,
+    /// Status: keeps counting a pod of the current revision as current while
+    /// it terminates (upstream counts only pods not being deleted).
+    CurrentCountsTerminating,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -134,7 +137,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 39] = [
+    pub const ALL: [(&'static str, Defect); 40] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -176,6 +179,10 @@ impl Defect {
         ("ignore-enforced-gate", Defect::IgnoreEnforcedGate),
         ("enforced-no-wait", Defect::EnforcedNoWait),
         ("forced-every-deletion", Defect::ForcedEveryDeletion),
+        (
+            "current-counts-terminating",
+            Defect::CurrentCountsTerminating,
+        ),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -344,6 +351,7 @@ pub fn distort_input(
         | Defect::RecreateStartedOnCreate
         | Defect::RecreateStartedOncePerSet
         | Defect::ForcedEveryDeletion
+        | Defect::CurrentCountsTerminating
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -543,6 +551,16 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
                         message: format!("Forced replacement of pod {name}"),
                     }));
                 }
+            }
+        }
+        Defect::CurrentCountsTerminating => {
+            let current = plan.status.current_revision.clone().unwrap_or_default();
+            let terminating = pods_seen
+                .iter()
+                .filter(|p| pods::is_terminating(p) && pods::pod_revision(p) == current)
+                .count();
+            if let Some(n) = plan.status.current_replicas.as_mut() {
+                *n += i32::try_from(terminating).unwrap_or(0);
             }
         }
         Defect::KruiseInPlaceStillReady => {

@@ -28,6 +28,13 @@
 //! 7. **Status** and the `Progressing` condition (see [`super::status`]);
 //!    **history** trimmed to `revisionHistoryLimit`.
 //!
+//! An OpenKruise Advanced StatefulSet (`apps.kruise.io`) goes the same way
+//! with its own fields read from the served object ([`kruise`]): reserved
+//! ordinals shape the split, `scaleStrategy.maxUnavailable` limits step 5's
+//! creations, `paused` and specified deletions come before step 6, whose
+//! order follows `unorderedUpdate` and which updates images in place under
+//! an in-place `podUpdatePolicy` ([`inplace`]).
+//!
 //! Actions are listed in the order they must be performed; the executor stops
 //! at the first failure and the next sync plans again from what it observes.
 
