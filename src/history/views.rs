@@ -217,24 +217,10 @@ impl SetScope {
 }
 
 /// `.spec.reserveOrdinals` of an OpenKruise Advanced StatefulSet (integers
-/// and `"a-b"` ranges); empty for any other kind.
+/// and `"a-b"` ranges, read as the stand-in reads them); empty for any
+/// other kind.
 pub fn reserved_ordinals(set: &serde_json::Value) -> Vec<i32> {
-    let mut out = Vec::new();
-    for item in set
-        .pointer("/spec/reserveOrdinals")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(n) = item.as_i64().and_then(|n| i32::try_from(n).ok()) {
-            out.push(n);
-        } else if let Some((a, b)) = item.as_str().and_then(|s| s.split_once('-')) {
-            if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
-                out.extend(a..=b);
-            }
-        }
-    }
-    out
+    crate::controller::plan::reserved_ordinals(set.pointer("/spec/reserveOrdinals"))
 }
 
 /// The state of the namespace after some prefix of the timeline.

@@ -192,23 +192,10 @@ pub(super) fn start(sync: &mut SyncState<'_>, replica: &Replica<'_>) {
     let grace = sync.kruise.as_ref().map_or(0, |k| k.grace_seconds);
     set_condition(sync, pod, false);
     let template = &sync.set.spec.template;
-    let mut labels: serde_json::Map<String, Value> = template
-        .metadata
-        .as_ref()
-        .and_then(|m| m.labels.clone())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| (k, json!(v)))
-        .collect();
+    let meta = template.metadata.clone().unwrap_or_default();
+    let mut labels = json_map(meta.labels);
     labels.insert(pods::REVISION_LABEL.into(), json!(sync.update_revision));
-    let mut annotations: serde_json::Map<String, Value> = template
-        .metadata
-        .as_ref()
-        .and_then(|m| m.annotations.clone())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| (k, json!(v)))
-        .collect();
+    let mut annotations = json_map(meta.annotations);
     let last: serde_json::Map<String, Value> = pod
         .status
         .as_ref()
@@ -238,6 +225,14 @@ pub(super) fn start(sync: &mut SyncState<'_>, replica: &Replica<'_>) {
         patch,
         in_place_revision: Some(sync.update_revision.clone()),
     });
+}
+
+/// Labels or annotations as a JSON object, for a merge patch.
+fn json_map(map: Option<BTreeMap<String, String>>) -> serde_json::Map<String, Value> {
+    map.unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, json!(v)))
+        .collect()
 }
 
 fn hold_for(sync: &mut SyncState<'_>, wait: Duration) {

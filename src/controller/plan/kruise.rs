@@ -49,15 +49,7 @@ pub struct Hook {
 impl Hook {
     fn of(value: Option<&Value>) -> Option<Hook> {
         let value = value?;
-        let labels = value
-            .get("labelsHandler")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labels = string_map(value.get("labelsHandler"));
         let finalizers = value
             .get("finalizersHandler")
             .and_then(Value::as_array)
@@ -127,7 +119,9 @@ impl Kruise {
         let at = |path: &str| rolling.and_then(|r| r.pointer(path));
         Some(Kruise {
             paused: at("/paused").and_then(Value::as_bool).unwrap_or(false),
-            reserved: reserved(raw.pointer("/spec/reserveOrdinals")),
+            reserved: reserved_ordinals(raw.pointer("/spec/reserveOrdinals"))
+                .into_iter()
+                .collect(),
             scale_max_unavailable: raw
                 .pointer("/spec/scaleStrategy/maxUnavailable")
                 .and_then(|v| serde_json::from_value(v.clone()).ok()),
@@ -160,11 +154,11 @@ impl Kruise {
 }
 
 /// `reserveOrdinals`: integers and `"a-b"` ranges (Kruise ≥ 1.7.5).
-fn reserved(value: Option<&Value>) -> BTreeSet<i32> {
-    let mut out = BTreeSet::new();
+pub fn reserved_ordinals(value: Option<&Value>) -> Vec<i32> {
+    let mut out = Vec::new();
     for item in value.and_then(Value::as_array).into_iter().flatten() {
         if let Some(n) = item.as_i64().and_then(|n| i32::try_from(n).ok()) {
-            out.insert(n);
+            out.push(n);
         } else if let Some((a, b)) = item.as_str().and_then(|s| s.split_once('-')) {
             if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
                 out.extend(a..=b);
@@ -174,6 +168,19 @@ fn reserved(value: Option<&Value>) -> BTreeSet<i32> {
     out
 }
 
+/// A JSON object of strings (label selectors and handlers); other values
+/// are left out.
+fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
+    value
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn priority(value: Option<&Value>) -> Option<Priority> {
     let value = value?;
     if let Some(terms) = value.get("weightPriority").and_then(Value::as_array) {
@@ -181,16 +188,7 @@ fn priority(value: Option<&Value>) -> Option<Priority> {
             .iter()
             .map(|t| {
                 let weight = t.get("weight").and_then(Value::as_i64).unwrap_or(0);
-                let labels = t
-                    .pointer("/matchSelector/matchLabels")
-                    .and_then(Value::as_object)
-                    .map(|m| {
-                        m.iter()
-                            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (weight, labels)
+                (weight, string_map(t.pointer("/matchSelector/matchLabels")))
             })
             .collect();
         return Some(Priority::Weight(terms));

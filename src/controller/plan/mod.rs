@@ -80,7 +80,8 @@ pub use enforced::{
 };
 pub use inplace::{images_only, CONDITION as IN_PLACE_UPDATE_READY};
 pub use kruise::{
-    is_kruise, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE, SPECIFIED_DELETE,
+    is_kruise, reserved_ordinals, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE,
+    SPECIFIED_DELETE,
 };
 pub use types::{
     Action, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan, PlanError,
