@@ -398,17 +398,9 @@ pub fn refused(sc: &mut Scenario, code: u16, text: &str) -> anyhow::Result<()> {
 pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: Mark) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let from = from.resolve(&t);
-    // The promise a quiet window checks depends on the strategy: OnDelete
-    // never replaces pods by itself; the others replace them only after a
-    // template change.
-    let on_delete = latest(&t, Kind::StatefulSet, set)
-        .and_then(|o| o.pointer("/spec/updateStrategy/type").cloned())
-        .is_some_and(|v| v == "OnDelete");
-    let clause = if on_delete {
-        clauses::on_delete_no_update()
-    } else {
-        clauses::no_rollout_without_template_change()
-    };
+    // The promise a quiet window checks depends on what holds the pods
+    // still when it begins: a partition, OnDelete, a waiting rollout, ...
+    let clause = super::quiet::held(&state_before(&t, from), set).clause();
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         if e.kind != Kind::Pod || ordinal_of(set, &e.name).is_none() {
             return None;

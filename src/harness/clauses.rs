@@ -299,3 +299,35 @@ pub fn in_place_clause() -> Clause {
         "InPlaceIfPossible controller will try to in-place update Pod instead of recreating them if possible.",
     )
 }
+
+/// A rolling update waits for each updated pod before the next.
+pub fn rolling_update_waits() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Rolling Updates",
+        "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor.",
+    )
+}
+
+/// OpenKruise: "Paused update".
+pub fn kruise_paused_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, Paused update",
+        "paused indicates that Pods updating is paused, controller will not update Pods but just maintain the number of replicas.",
+    )
+}
+
+/// OpenKruise: a deletion goes through the PreparingDelete hook.
+pub fn kruise_pre_delete_clause() -> Clause {
+    Clause::new(
+        "OpenKruise Advanced StatefulSet, Specified Pod Deletion",
+        "will trigger the PreparingDelete lifecycle hook (see below)",
+    )
+}
+
+/// No single source sentence: what the scenario's narrative expects.
+pub fn scenario_narrative() -> Clause {
+    Clause::new(
+        "the scenario's narrative (paraphrase): no single source sentence covers this check; the feature's narrative names what the scenario expects and why",
+        "",
+    )
+}

@@ -24,6 +24,7 @@ mod matrix_tests;
 pub mod on_kind;
 pub mod out;
 pub mod plan;
+pub mod quiet;
 pub mod runner;
 pub mod scenario;
 pub mod scrape;

@@ -294,20 +294,18 @@ pub async fn pod_field(
     want: &str,
     timeout: Duration,
 ) -> anyhow::Result<()> {
+    let clause = super::quiet::field_clause(pointer);
     let (pod, pointer, want) = (pod.to_string(), pointer.to_string(), want.to_string());
-    wait(
-        sc,
-        timeout,
-        clauses::identity_restored(),
-        move |t| match super::checks::field(t, crate::history::Kind::Pod, &pod, &pointer) {
+    wait(sc, timeout, clause, move |t| {
+        match super::checks::field(t, crate::history::Kind::Pod, &pod, &pointer) {
             Some(have) if have == want => None,
             have => Some(format!(
                 "pod {pod}: {pointer} is {}, expected {want:?}",
                 have.map(|h| format!("{h:?}"))
                     .unwrap_or_else(|| "unset".into())
             )),
-        },
-    )
+        }
+    })
     .await
 }
 
