@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::checks::{keep, scope_of};
-use super::clauses::{in_place_grace_clause, in_place_ready_clause, reserve_clause};
+use super::clauses::{in_place_grace_clause, in_place_ready_clause};
 use super::scenario::Scenario;
 use super::waits::wait;
 use crate::history::checks::{always, no_entry, Breach, Violation};
@@ -20,10 +20,14 @@ pub async fn pods_are(
     names: &[String],
     timeout: Duration,
 ) -> anyhow::Result<()> {
+    let clause = {
+        let t = sc.timeline().await?;
+        super::context::range_clause(super::checks::latest(&t, Kind::StatefulSet, set).as_ref())
+    };
     let set = set.to_string();
     let mut want: Vec<String> = names.to_vec();
     want.sort();
-    wait(sc, timeout, reserve_clause(), move |t| {
+    wait(sc, timeout, clause, move |t| {
         let state = state_before(t, t.next_seq());
         let mut have: Vec<String> = state.pods_of(&set).map(|p| p.name().to_string()).collect();
         have.sort();
@@ -35,7 +39,12 @@ pub async fn pods_are(
 /// No pod named `pod` was ever recorded, from the scenario's start.
 pub async fn never_created(sc: &mut Scenario, pod: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
-    let result = no_entry(&t, &reserve_clause(), 0, |e| {
+    let set = crate::history::views::split_ordinal(pod).map(|(s, _)| s);
+    let clause = super::context::range_clause(
+        set.and_then(|s| super::checks::latest(&t, Kind::StatefulSet, s))
+            .as_ref(),
+    );
+    let result = no_entry(&t, &clause, 0, |e| {
         (e.kind == Kind::Pod && e.name == pod)
             .then(|| Breach::new(format!("pod {pod} was created"), vec![pod.to_string()]))
     });

@@ -133,3 +133,27 @@ fn a_field_wait_cites_identity_only_for_identity_fields() {
     assert!(id("/metadata/labels/lifecycle.apps.kruise.io~1state").contains("OpenKruise"));
     assert!(id("/status/phase").contains("narrative"));
 }
+
+#[test]
+fn which_pods_a_set_runs_cites_reserved_ordinals_only_where_a_set_reserves_them() {
+    let kruise = json!({"apiVersion": "apps.kruise.io/v1beta1", "spec": {"reserveOrdinals": [1]}});
+    let apps = json!({"apiVersion": "apps/v1", "spec": {"ordinals": {"start": 2}}});
+    assert!(range_clause(Some(&kruise)).id.contains("OpenKruise"));
+    assert!(range_clause(Some(&apps)).id.contains("Identity"));
+    assert!(range_clause(None).id.contains("Identity"));
+}
+
+#[test]
+fn a_pod_the_controller_already_began_deleting_still_holds_its_ordinal() {
+    // Partition 3 covers every pod; a wrong controller already deleted
+    // web-2 when the window begins: the window is still about the partition.
+    let mut b = TimelineBuilder::new();
+    set(
+        &mut b,
+        3,
+        json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 3}}}),
+        "r2",
+    );
+    b.ready_set("web", 3, "r1").terminate("web-2");
+    assert_eq!(held_at_end(b.timeline()), Held::Partition);
+}

@@ -1,10 +1,12 @@
-//! Why a set's pods must stay as they are through a quiet window ("for N
-//! seconds no pod of X is created or deleted"), read from the state the set
-//! is in when the window begins, so that a failure cites the promise the
-//! window actually checks: a partition, OnDelete, a rollout waiting on an
-//! unready pod, OrderedReady waiting on a predecessor, a paused or hooked
-//! OpenKruise set, or simply that nothing was changed that calls for a new
-//! pod.
+//! Which promise a generic check encodes, read from its context, so that a
+//! failure cites the sentence the check actually tests there.
+//!
+//! A quiet window ("for N seconds no pod of X is created or deleted") is
+//! judged by what holds the set's pods still when it begins: a partition,
+//! OnDelete, a rollout waiting on an unready pod, OrderedReady waiting on a
+//! predecessor, a paused or hooked OpenKruise set, or simply that nothing
+//! was changed that calls for a new pod. A wait on a pod's field, by the
+//! field; which pods a set runs, by whether it reserves ordinals.
 
 use serde_json::Value;
 
@@ -82,10 +84,13 @@ pub fn held(state: &State, set: &str) -> Held {
         .is_some_and(|v| v.starts_with("apps.kruise.io/"));
     let ordered = text("/spec/podManagementPolicy").is_none_or(|p| p == "OrderedReady");
     let scope = state.scope_of(&SetScope::new(set, 0));
-    let live: Vec<_> = state.pods_of(set).filter(|p| !p.terminating).collect();
+    // A terminating pod still holds its ordinal (it may be what the window
+    // is about: a pod the controller should not have deleted); only pods
+    // not yet being deleted count as beyond the replicas.
+    let pods: Vec<_> = state.pods_of(set).collect();
     let in_range = |o: Option<i32>| o.is_some_and(|o| scope.in_range(o));
 
-    if live.iter().any(|p| !in_range(p.ordinal)) {
+    if pods.iter().any(|p| !p.terminating && !in_range(p.ordinal)) {
         if kruise && obj.pointer("/spec/lifecycle/preDelete").is_some() {
             return Held::PreDeleteHook;
         }
@@ -98,10 +103,10 @@ pub fn held(state: &State, set: &str) -> Held {
     let missing: Vec<i32> = scope
         .ordinals()
         .into_iter()
-        .filter(|o| !live.iter().any(|p| p.ordinal == Some(*o)))
+        .filter(|o| !pods.iter().any(|p| p.ordinal == Some(*o)))
         .collect();
     if let Some(first) = missing.first() {
-        let waits_on_predecessor = live
+        let waits_on_predecessor = pods
             .iter()
             .any(|p| p.ordinal.is_some_and(|o| o < *first) && !p.ready);
         return if ordered && waits_on_predecessor {
@@ -111,7 +116,7 @@ pub fn held(state: &State, set: &str) -> Held {
         };
     }
     let update = update_revision(obj);
-    let behind: Vec<i32> = live
+    let behind: Vec<i32> = pods
         .iter()
         .filter(|p| update.is_some() && p.revision != update.as_deref())
         .filter_map(|p| p.ordinal)
@@ -138,7 +143,7 @@ pub fn held(state: &State, set: &str) -> Held {
         return Held::Partition;
     }
     let rolling = text("/spec/updateStrategy/type").is_none_or(|t| t == "RollingUpdate");
-    if rolling && live.iter().any(|p| !p.ready) {
+    if rolling && pods.iter().any(|p| !p.ready) {
         return Held::RolloutWaits;
     }
     Held::Unexplained
@@ -163,6 +168,22 @@ pub fn field_clause(pointer: &str) -> Clause {
     }
 }
 
+/// The sentence that says which pods a set runs: an OpenKruise set's
+/// reserved ordinals, else the range `.spec.ordinals.start` begins.
+pub fn range_clause(set: Option<&Value>) -> Clause {
+    let reserves = set.is_some_and(|s| {
+        s.get("apiVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("apps.kruise.io/"))
+            && s.pointer("/spec/reserveOrdinals").is_some()
+    });
+    if reserves {
+        clauses::reserve_clause()
+    } else {
+        clauses::ordinal_range()
+    }
+}
+
 #[cfg(test)]
-#[path = "quiet_tests.rs"]
+#[path = "context_tests.rs"]
 mod tests;
