@@ -164,6 +164,35 @@ fn sleep_process(arg: &str, before: Duration) -> Process {
     }
 }
 
+/// The code a container's process exits with when SIGTERM stops it: a shell
+/// script that traps TERM with `exit N` (`trap "exit 1" TERM`, `trap 'exit
+/// 1' SIGTERM`) exits with N; any other process with 0.
+pub fn sigterm_exit_code(command: &[String], args: &[String]) -> i32 {
+    let argv: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
+    let Some(script) = argv
+        .iter()
+        .position(|a| *a == "-c")
+        .and_then(|i| argv.get(i + 1))
+    else {
+        return 0;
+    };
+    script
+        .split([';', '\n'])
+        .map(str::trim)
+        .filter_map(|stmt| stmt.strip_prefix("trap "))
+        .find_map(|rest| {
+            let rest = rest.trim();
+            let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let (action, signals) = rest[1..].split_once(quote)?;
+            let traps_term = signals
+                .split_whitespace()
+                .any(|s| s == "TERM" || s == "SIGTERM" || s == "15");
+            let code = action.trim().strip_prefix("exit")?.trim();
+            traps_term.then(|| code.parse().unwrap_or(0))
+        })
+        .unwrap_or(0)
+}
+
 fn parse_seconds(arg: &str) -> Option<Duration> {
     let arg = arg.trim().trim_end_matches('s');
     let secs: f64 = arg.parse().ok()?;
@@ -225,6 +254,35 @@ mod tests {
         entrypoint: Process::Forever,
         ignores_sigterm: false,
     };
+
+    #[test]
+    fn a_script_trapping_term_with_exit_exits_with_that_code() {
+        let sh = |script: &str| s(&["sh", "-c", script]);
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            sigterm_exit_code(
+                &sh(r#"trap "exit 1" TERM; while true; do sleep 1; done"#),
+                &none
+            ),
+            1
+        );
+        assert_eq!(
+            sigterm_exit_code(
+                &s(&["/bin/sh", "-c"]),
+                &s(&["trap 'exit 3' SIGTERM\nsleep infinity"])
+            ),
+            3
+        );
+        assert_eq!(
+            sigterm_exit_code(&sh("trap 'echo bye' TERM; sleep 100"), &none),
+            0
+        );
+        assert_eq!(
+            sigterm_exit_code(&sh("trap 'exit 2' INT; sleep 100"), &none),
+            0
+        );
+        assert_eq!(sigterm_exit_code(&s(&["sleep", "100"]), &none), 0);
+    }
 
     #[test]
     fn normalizes_like_containerd() {

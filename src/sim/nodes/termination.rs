@@ -12,7 +12,8 @@ use std::time::Duration;
 /// Decides once when a container of a terminating pod stops: after its
 /// preStop hook (capped by the grace period) for a running container,
 /// at once otherwise; a process ignoring SIGTERM is killed at the end of
-/// the grace period with 137.
+/// the grace period with 137; one that traps SIGTERM with `exit N` ends
+/// with N (see [`super::images::sigterm_exit_code`]).
 pub fn plan_stop(
     c: &mut ContainerRuntime,
     spec: &Container,
@@ -35,7 +36,9 @@ pub fn plan_stop(
                 if stop > deadline {
                     (deadline, 137)
                 } else {
-                    (stop, 0)
+                    let command = spec.command.as_deref().unwrap_or_default();
+                    let args = spec.args.as_deref().unwrap_or_default();
+                    (stop, super::images::sigterm_exit_code(command, args))
                 }
             }
         }
