@@ -294,7 +294,7 @@ pub async fn pod_field(
     want: &str,
     timeout: Duration,
 ) -> anyhow::Result<()> {
-    let clause = super::quiet::field_clause(pointer);
+    let clause = super::context::field_clause(pointer);
     let (pod, pointer, want) = (pod.to_string(), pointer.to_string(), want.to_string());
     wait(sc, timeout, clause, move |t| {
         match super::checks::field(t, crate::history::Kind::Pod, &pod, &pointer) {
@@ -777,12 +777,15 @@ pub async fn status_reports(
 ) -> anyhow::Result<()> {
     let set = set.to_string();
     wait(sc, timeout, clauses::status_truth(), move |t| {
+        // Upstream's status counts a terminating pod among the replicas
+        // (upstream-statefulset-facts, "Status"), ready if it still is.
         let state = state_before(t, t.next_seq());
-        let pods: Vec<_> = state.pods_of(&set).filter(|p| !p.terminating).collect();
+        let pods: Vec<_> = state.pods_of(&set).collect();
         let pods_ready = pods.iter().filter(|p| p.ready).count() as i64;
         if pods.len() as i64 != replicas || pods_ready != ready {
+            let terminating = pods.iter().filter(|p| p.terminating).count();
             return Some(format!(
-                "{} pods of {set} exist and {pods_ready} are ready",
+                "{} pods of {set} exist ({terminating} terminating) and {pods_ready} are ready",
                 pods.len()
             ));
         }
