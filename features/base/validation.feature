@@ -9,6 +9,15 @@ Feature: What the API accepts and refuses for a StatefulSet
   update may change (the list differs between releases, so the scenario
   matches only the start of the message).
 
+  StatefulSet concepts, "Components": "The name of a StatefulSet object must
+  be a valid DNS subdomain name." Where sources disagree: upstream's
+  validation (pkg/apis/apps/validation, `ValidateStatefulSetName`) has since
+  required a DNS label, which has no dots, because a name with a dot cannot
+  name its pods' hostnames; a name such as `web.v1` is accepted by the rule
+  the page states and refused by upstream's. The spec checks only names both
+  refuse (upper case, an underscore).
+
+  # cite: statefulset-concepts.txt | Components | "The name of a StatefulSet object must be a valid DNS subdomain name."
   # cite: upstream-statefulset-facts.md | Validation (apiserver) | "selector must match template labels; selector and volumeClaimTemplates are immutable on update."
   # cite: statefulset-concepts.txt | Pod Selector | "Failing to specify a matching Pod Selector will result in a validation error during StatefulSet creation."
 
@@ -39,3 +48,31 @@ Feature: What the API accepts and refuses for a StatefulSet
                 image: registry.k8s.io/pause:3.10
       """
     Then the request is refused with code 422 and a message containing "spec.template.metadata.labels"
+
+  # covers: C12
+  Scenario Outline: a StatefulSet named <name> is refused
+    When a StatefulSet is submitted from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: <name>
+      spec:
+        replicas: 1
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+      """
+    Then the request is refused with code 422 and a message containing "metadata.name: Invalid value"
+
+    Examples:
+      | name   |
+      | Web    |
+      | web_1  |
