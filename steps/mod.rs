@@ -5,6 +5,7 @@
 //! `kepspec` CLI and the `spec` test target) so that cucumber's step registry
 //! is linked in whole.
 
+pub mod claims;
 pub mod comparison;
 pub mod faults;
 pub mod given;

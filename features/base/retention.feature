@@ -14,6 +14,24 @@ Feature: PersistentVolumeClaim retention policy
   which explains that statement as the default: "The default for policies is
   Retain, matching the StatefulSet behavior before this new feature."
 
+  The ownerReferences themselves are what the policy sets (upstream-statefulset-facts,
+  "Identity": "Retention policy (default Retain/Retain) works only through
+  ownerReferences: whenDeleted=Delete puts the set as owner; whenScaled=Delete
+  puts the pod as owner once its ordinal is out of range; the garbage
+  collector deletes."), and the page orders them before the pod's deletion:
+  "no Pod will be deleted before its owner reference has been updated
+  appropriate to the policy." A controller that deletes the claims itself
+  reaches the same end state, so the scenarios below read the references, as
+  upstream's e2e test `should delete PVCs with a WhenDeleted policy` and the
+  integration test TestAutodeleteOwnerRefs do (a reference counts with the
+  uid its owner has now; a set is referenced as the controller, as the e2e
+  test expects). Where a policy has whenDeleted Delete and whenScaled Delete,
+  a condemned pod's claim names the pod only: the facts name one owner per
+  case, and upstream's `updateClaimOwnerRefForSetAndPod` removes the set's
+  reference when it adds the pod's.
+
+  # cite: upstream-statefulset-facts.md | Identity | "Retention policy (default Retain/Retain) works only through ownerReferences: whenDeleted=Delete puts the set as owner; whenScaled=Delete puts the pod as owner once its ordinal is out of range; the garbage collector deletes."
+  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "no Pod will be deleted before its owner reference has been updated appropriate to the policy."
   # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted."
   # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The StatefulSet controller adds owner references to its PVCs, which are then deleted by the garbage collector after the Pod is terminated."
   # cite: statefulset-concepts.txt | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
@@ -42,3 +60,41 @@ Feature: PersistentVolumeClaim retention policy
     When the StatefulSet "web" is deleted
     Then within 60 seconds the PersistentVolumeClaim "data-web-0" is gone
     And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+
+  # covers: I6 C47 E25
+  Scenario Outline: under retention policy <policy> the claims name <running> while running and <condemned> once condemned
+    # rejects: a controller that deletes claims itself instead of through owners, names the set where the pod is asked for (or the reverse), or keeps a reference the policy does not ask for
+    Given a StatefulSet "web" with 3 replicas, retention policy "<policy>" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And pod "web-2" has the finalizer "kepspec.io/hold"
+    Then within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by <running>
+    When "web" is scaled to 2 replicas
+    Then within 30 seconds pod "web-2" is terminating
+    And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by <condemned>
+    And within 30 seconds the PersistentVolumeClaim "data-web-1" is owned by <running>
+    When the finalizer "kepspec.io/hold" is removed from pod "web-2"
+    Then within 60 seconds the PersistentVolumeClaim "data-web-2" <after>
+    And the PersistentVolumeClaim "data-web-2" was not deleted before pod "web-2" was gone
+
+    Examples:
+      | policy        | running               | condemned             | after   |
+      | Retain/Retain | nothing               | nothing               | exists  |
+      | Delete/Retain | the StatefulSet "web" | the StatefulSet "web" | exists  |
+      | Retain/Delete | nothing               | pod "web-2"           | is gone |
+      | Delete/Delete | the StatefulSet "web" | pod "web-2"           | is gone |
+
+  # covers: C48 C43
+  @isolated
+  Scenario: a condemned pod's claim names the pod before the pod is deleted, also when the controller restarts right after updating it
+    # rejects: a controller that deletes a condemned pod first and sets its claim's owner afterwards, or deletes the claim while its pod still exists
+    Given a StatefulSet "web" with 3 replicas, retention policy "Retain/Delete" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And the controller restarts right after it updates claim "data-web-2"
+    When "web" is scaled to 1 replica
+    Then within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+    And the PersistentVolumeClaim "data-web-2" named pod "web-2" as an owner before the pod was deleted
+    And the PersistentVolumeClaim "data-web-1" named pod "web-1" as an owner before the pod was deleted
+    And the PersistentVolumeClaim "data-web-2" was not deleted before pod "web-2" was gone
+    And the PersistentVolumeClaim "data-web-1" was not deleted before pod "web-1" was gone
+    And every injected fault was triggered

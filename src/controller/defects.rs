@@ -108,6 +108,14 @@ pub enum Defect {
     /// Status: keeps counting a pod of the current revision as current while
     /// it terminates (upstream counts only pods not being deleted).
     CurrentCountsTerminating,
+    /// PersistentVolumeClaim retention, crash safety: deletes a condemned pod
+    /// before it makes the pod its claims' owner (the claims still go, by the
+    /// garbage collector, once the reference is set).
+    ClaimOwnerAfterDelete,
+    /// PersistentVolumeClaim retention: sets no ownerReferences on claims and
+    /// deletes a condemned pod's claims itself, with the pod, under
+    /// whenScaled Delete.
+    ClaimsWithoutOwners,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -137,7 +145,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 40] = [
+    pub const ALL: [(&'static str, Defect); 42] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -183,6 +191,8 @@ impl Defect {
             "current-counts-terminating",
             Defect::CurrentCountsTerminating,
         ),
+        ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
+        ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -352,6 +362,8 @@ pub fn distort_input(
         | Defect::RecreateStartedOncePerSet
         | Defect::ForcedEveryDeletion
         | Defect::CurrentCountsTerminating
+        | Defect::ClaimOwnerAfterDelete
+        | Defect::ClaimsWithoutOwners
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -598,6 +610,21 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             plan.status.ready_replicas = Some(plan.status.replicas);
             plan.status.available_replicas = Some(plan.status.replicas);
         }
+        Defect::ClaimOwnerAfterDelete => {
+            // Every claim update after every other action: the deletions
+            // of condemned pods go first.
+            plan.actions
+                .sort_by_key(|a| matches!(a, Action::UpdateClaim(_)));
+        }
+        Defect::ClaimsWithoutOwners => {
+            plan.actions
+                .retain(|a| !matches!(a, Action::UpdateClaim(_)));
+            for a in &mut plan.actions {
+                if let Action::CreateClaim { claim, .. } = a {
+                    claim.metadata.owner_references = None;
+                }
+            }
+        }
         Defect::KeepFailedPods => {
             plan.actions.retain(|a| {
                 !matches!(
@@ -615,18 +642,37 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
 
 /// The claims to delete along with the pods a plan deletes
 /// ([`Defect::DeleteClaims`]): `<template>-<pod>`.
-pub fn claims_to_delete(defect: Defect, plan: &Plan, claims: &[String]) -> Vec<String> {
+/// With [`Defect::ClaimsWithoutOwners`], the claims of the pods a scale-down
+/// deletes under whenScaled Delete.
+pub fn claims_to_delete(
+    defect: Defect,
+    plan: &Plan,
+    claims: &[String],
+    set: &StatefulSet,
+) -> Vec<String> {
     if defect == Defect::ResumeDeletesClaims {
         return resume::leftover_claims(claims);
     }
-    if defect != Defect::DeleteClaims {
-        return Vec::new();
-    }
+    let scaled_delete = set
+        .spec
+        .persistent_volume_claim_retention_policy
+        .as_ref()
+        .and_then(|p| p.when_scaled.as_deref())
+        == Some("Delete");
+    let only_scale_down = match defect {
+        Defect::DeleteClaims => false,
+        Defect::ClaimsWithoutOwners if scaled_delete => true,
+        _ => return Vec::new(),
+    };
     let deleted: Vec<&str> = plan
         .actions
         .iter()
         .filter_map(|a| match a {
-            Action::DeletePod { name, .. } => Some(name.as_str()),
+            Action::DeletePod { name, reason, .. }
+                if !only_scale_down || *reason == DeleteReason::ScaleDown =>
+            {
+                Some(name.as_str())
+            }
             _ => None,
         })
         .collect();

@@ -498,7 +498,7 @@ async fn sync_fresh(
             .iter()
             .filter_map(|c| c.metadata.name.clone())
             .collect();
-        for claim in super::defects::claims_to_delete(d, &plan, &names) {
+        for claim in super::defects::claims_to_delete(d, &plan, &names, &typed) {
             let api: Api<PersistentVolumeClaim> = Api::namespaced(ctx.client.clone(), &ns);
             let _ = api.delete(&claim, &Default::default()).await;
         }

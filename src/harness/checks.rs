@@ -400,7 +400,7 @@ pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: Mark) -> anyhow:
     let from = from.resolve(&t);
     // The promise a quiet window checks depends on what holds the pods
     // still when it begins: a partition, OnDelete, a waiting rollout, ...
-    let clause = super::quiet::held(&state_before(&t, from), set).clause();
+    let clause = super::context::held(&state_before(&t, from), set).clause();
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         if e.kind != Kind::Pod || ordinal_of(set, &e.name).is_none() {
             return None;

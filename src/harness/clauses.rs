@@ -331,3 +331,35 @@ pub fn scenario_narrative() -> Clause {
         "",
     )
 }
+
+/// `.spec.ordinals.start` places the replicas.
+pub fn ordinal_range() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Identity",
+        ".spec.ordinals.start shifts the range to [start, start+replicas).",
+    )
+}
+
+/// The retention policy works through the claims' ownerReferences.
+pub fn retention_owners() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Identity",
+        "Retention policy (default Retain/Retain) works only through ownerReferences: whenDeleted=Delete puts the set as owner; whenScaled=Delete puts the pod as owner once its ordinal is out of range; the garbage collector deletes.",
+    )
+}
+
+/// A condemned pod's claim names it before the pod is deleted.
+pub fn retention_crash_safety() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, PersistentVolumeClaim retention",
+        "no Pod will be deleted before its owner reference has been updated appropriate to the policy.",
+    )
+}
+
+/// A claim is deleted only after its pod.
+pub fn retention_after_pods() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, PersistentVolumeClaim retention",
+        "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted.",
+    )
+}

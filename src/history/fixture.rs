@@ -143,6 +143,13 @@ impl TimelineBuilder {
         self
     }
 
+    /// Claim `name` gets `refs` as its ownerReferences.
+    pub fn claim_owners(&mut self, name: &str, refs: Value) -> &mut Self {
+        self.modify(Kind::PersistentVolumeClaim, name, |o| {
+            o["metadata"]["ownerReferences"] = refs;
+        })
+    }
+
     /// StatefulSet `name` as recorded last, or a new one at `generation`
     /// with an empty spec, and the change writing it back will be.
     fn set_object(&mut self, name: &str, generation: i64) -> (Change, Value) {

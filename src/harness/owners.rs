@@ -1,0 +1,317 @@
+//! Who owns a PersistentVolumeClaim. The retention policy works only through
+//! ownerReferences (upstream-statefulset-facts, "Identity"): whenDeleted
+//! Delete makes the set an owner, whenScaled Delete makes the pod one once
+//! its ordinal leaves the range, and the garbage collector deletes. A
+//! controller that deletes claims itself reaches the same end state, so these
+//! checks read the references, and their order against the pod's deletion
+//! (StatefulSet concepts, "PersistentVolumeClaim retention").
+
+#![allow(clippy::result_large_err)]
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::checks::keep;
+use super::clauses;
+use super::scenario::Scenario;
+use super::waits::wait;
+use crate::history::checks::{Breach, Violation};
+use crate::history::views::{state_before, PodFacts, State};
+use crate::history::{Change, Kind, Timeline};
+
+/// An owner a claim must name: a StatefulSet or a pod, by name (its uid is
+/// the one the object has when the check runs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    /// `StatefulSet` or `Pod`.
+    pub kind: Kind,
+    /// metadata.name
+    pub name: String,
+}
+
+/// Parses `nothing`, `the StatefulSet "web"`, `pod "web-2"`, or several
+/// joined by ` and `.
+pub fn parse_owners(text: &str) -> anyhow::Result<Vec<Owner>> {
+    if text.trim() == "nothing" {
+        return Ok(Vec::new());
+    }
+    text.split(" and ")
+        .map(|part| {
+            let part = part.trim();
+            let (kind, rest) = if let Some(rest) = part.strip_prefix("the StatefulSet ") {
+                (Kind::StatefulSet, rest)
+            } else if let Some(rest) = part.strip_prefix("pod ") {
+                (Kind::Pod, rest)
+            } else {
+                anyhow::bail!(
+                    "{part:?}: an owner is `the StatefulSet \"name\"` or `pod \"name\"` (or `nothing`)"
+                )
+            };
+            let name = rest
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| anyhow::anyhow!("{part:?}: the name goes in double quotes"))?;
+            Ok(Owner {
+                kind,
+                name: name.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::StatefulSet => "StatefulSet",
+        Kind::Pod => "Pod",
+        Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+        Kind::ControllerRevision => "ControllerRevision",
+        Kind::Event => "Event",
+    }
+}
+
+/// What keeps `claim` from being owned by exactly `want` in `state`: each
+/// wanted owner referenced with the uid it has now (a StatefulSet as the
+/// controller, as upstream's e2e expects), and no other reference.
+pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
+    let Some(entry) = state.claims.get(claim) else {
+        return Some(format!("the PersistentVolumeClaim {claim} does not exist"));
+    };
+    let refs: Vec<&Value> = entry
+        .object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let text = |r: &Value, f: &str| r.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+    let describe = || {
+        let names: Vec<String> = refs
+            .iter()
+            .map(|r| format!("{} {}", text(r, "kind"), text(r, "name")))
+            .collect();
+        if names.is_empty() {
+            "no owner".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    for owner in want {
+        let uid = match owner.kind {
+            Kind::Pod => state
+                .pods
+                .get(owner.name.as_str())
+                .map(|p| p.uid().to_string()),
+            _ => state.sets.get(owner.name.as_str()).map(|e| e.uid.clone()),
+        };
+        let Some(uid) = uid else {
+            return Some(format!(
+                "{} {} does not exist (the claim names {})",
+                kind_name(owner.kind),
+                owner.name,
+                describe()
+            ));
+        };
+        let found = refs
+            .iter()
+            .find(|r| text(r, "kind") == kind_name(owner.kind) && text(r, "name") == owner.name);
+        match found {
+            None => {
+                return Some(format!(
+                    "{claim} names {}, not {} {}",
+                    describe(),
+                    kind_name(owner.kind),
+                    owner.name
+                ))
+            }
+            Some(r) if text(r, "uid") != uid => {
+                return Some(format!(
+                    "{claim} names {} {} with uid {}, not its current uid {uid}",
+                    kind_name(owner.kind),
+                    owner.name,
+                    text(r, "uid")
+                ))
+            }
+            Some(r)
+                if owner.kind == Kind::StatefulSet
+                    && r.get("controller").and_then(Value::as_bool) != Some(true) =>
+            {
+                return Some(format!(
+                    "{claim} names StatefulSet {} as an owner that is not its controller",
+                    owner.name
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    let extra: Vec<String> = refs
+        .iter()
+        .filter(|r| {
+            !want
+                .iter()
+                .any(|o| text(r, "kind") == kind_name(o.kind) && text(r, "name") == o.name)
+        })
+        .map(|r| format!("{} {}", text(r, "kind"), text(r, "name")))
+        .collect();
+    (!extra.is_empty()).then(|| format!("{claim} also names {}", extra.join(", ")))
+}
+
+/// Waits until `claim` is owned by exactly `want`.
+pub async fn claim_owned_by(
+    sc: &mut Scenario,
+    claim: &str,
+    want: Vec<Owner>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let claim = claim.to_string();
+    wait(sc, timeout, clauses::retention_owners(), move |t| {
+        owner_gap(&state_before(t, t.next_seq()), &claim, &want)
+    })
+    .await
+}
+
+/// Whether `a` happened before `b`. Pods and claims are recorded from
+/// separate watches, so the order of arrival across kinds is not the order
+/// of the writes: the resourceVersions are compared (they rise with every
+/// write of the embedded apiserver and of etcd), the order of arrival only
+/// where one is not a number.
+fn before(a: &crate::history::Entry, b: &crate::history::Entry) -> bool {
+    match (
+        a.resource_version.parse::<u64>(),
+        b.resource_version.parse::<u64>(),
+    ) {
+        (Ok(x), Ok(y)) => x < y,
+        _ => a.seq < b.seq,
+    }
+}
+
+/// The first entry in which `pod` was being deleted (a deletionTimestamp or
+/// gone), if it was.
+fn pod_deletion<'t>(t: &'t Timeline, pod: &str) -> Option<&'t crate::history::Entry> {
+    t.entries().iter().find(|e| {
+        e.kind == Kind::Pod
+            && e.name == pod
+            && (e.change == Change::Deleted || PodFacts::of(&e.object).terminating)
+    })
+}
+
+/// `claim` named `pod` as an owner before the deletion of `pod` was
+/// requested (StatefulSet concepts: "no Pod will be deleted before its owner
+/// reference has been updated"), and `pod` was deleted.
+pub fn owned_before_deleted(t: &Timeline, claim: &str, pod: &str) -> Result<(), Violation> {
+    let clause = clauses::retention_crash_safety();
+    let Some(deleted) = pod_deletion(t, pod) else {
+        let last = t.next_seq().saturating_sub(1);
+        return Err(Violation::at_entry(
+            t,
+            &clause,
+            last,
+            Breach::new(format!("{pod} was never deleted"), vec![pod.to_string()]),
+        ));
+    };
+    let named = t.entries().iter().any(|e| {
+        before(e, deleted)
+            && e.kind == Kind::PersistentVolumeClaim
+            && e.name == claim
+            && e.object
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| {
+                    refs.iter().any(|r| {
+                        r.get("kind").and_then(Value::as_str) == Some("Pod")
+                            && r.get("name").and_then(Value::as_str) == Some(pod)
+                    })
+                })
+    });
+    if named {
+        return Ok(());
+    }
+    Err(Violation::at_entry(
+        t,
+        &clause,
+        deleted.seq,
+        Breach::new(
+            format!("{pod} was deleted before {claim} named it as an owner"),
+            vec![pod.to_string()],
+        ),
+    ))
+}
+
+/// `claim` was not deleted (no deletionTimestamp, not gone) before `pod`
+/// was gone (StatefulSet concepts: "after their Pods have been deleted").
+pub fn claim_outlived_pod(t: &Timeline, claim: &str, pod: &str) -> Result<(), Violation> {
+    let clause = clauses::retention_after_pods();
+    let pod_gone = t
+        .entries()
+        .iter()
+        .find(|e| e.kind == Kind::Pod && e.name == pod && e.change == Change::Deleted);
+    let claim_deleted = t.entries().iter().find(|e| {
+        e.kind == Kind::PersistentVolumeClaim
+            && e.name == claim
+            && (e.change == Change::Deleted
+                || e.object.pointer("/metadata/deletionTimestamp").is_some())
+    });
+    match (claim_deleted, pod_gone) {
+        (Some(c), Some(p)) if before(c, p) => Err(Violation::at_entry(
+            t,
+            &clause,
+            c.seq,
+            Breach::new(
+                format!("{claim} was being deleted while {pod} still existed"),
+                vec![pod.to_string()],
+            ),
+        )),
+        (Some(c), None) => Err(Violation::at_entry(
+            t,
+            &clause,
+            c.seq,
+            Breach::new(
+                format!("{claim} was deleted and {pod} never went"),
+                vec![pod.to_string()],
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Waits (bounded) until the recorder has seen `pod` gone: its deletion
+/// and its claim's arrive on separate watches, in either order.
+async fn until_pod_gone_recorded(sc: &Scenario, pod: &str) {
+    let _ = sc
+        .recorder
+        .wait_for(Scenario::default_wait(), |t| {
+            t.entries()
+                .iter()
+                .any(|e| e.kind == Kind::Pod && e.name == pod && e.change == Change::Deleted)
+                .then_some(())
+        })
+        .await;
+}
+
+/// [`owned_before_deleted`] on the scenario's history.
+pub async fn check_owned_before_deleted(
+    sc: &mut Scenario,
+    claim: &str,
+    pod: &str,
+) -> anyhow::Result<()> {
+    until_pod_gone_recorded(sc, pod).await;
+    let t = sc.timeline().await?;
+    let result = owned_before_deleted(&t, claim, pod);
+    keep(sc, result)
+}
+
+/// [`claim_outlived_pod`] on the scenario's history.
+pub async fn check_claim_outlived_pod(
+    sc: &mut Scenario,
+    claim: &str,
+    pod: &str,
+) -> anyhow::Result<()> {
+    until_pod_gone_recorded(sc, pod).await;
+    let t = sc.timeline().await?;
+    let result = claim_outlived_pod(&t, claim, pod);
+    keep(sc, result)
+}
+
+#[cfg(test)]
+#[path = "owners_tests.rs"]
+mod tests;

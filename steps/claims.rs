@@ -1,0 +1,43 @@
+//! Steps on PersistentVolumeClaims' owners: the references the retention
+//! policy works through, and their order against the pods' deletion.
+
+use std::time::Duration;
+
+use cucumber::{then, Parameter};
+use kepspec::harness::owners;
+
+use super::world::KepWorld;
+
+/// `nothing`, `the StatefulSet "web"`, `pod "web-2"`, or several joined by
+/// ` and `.
+#[derive(Debug, Default, Parameter)]
+#[param(
+    name = "owners",
+    regex = r#"nothing|(?:the StatefulSet|pod) "[^"]+"(?: and (?:the StatefulSet|pod) "[^"]+")*"#
+)]
+pub struct Owners(pub String);
+
+impl std::str::FromStr for Owners {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_string()))
+    }
+}
+
+#[then(expr = "within {int} seconds the PersistentVolumeClaim {string} is owned by {owners}")]
+async fn owned_by(w: &mut KepWorld, n: u64, claim: String, want: Owners) -> anyhow::Result<()> {
+    let want = owners::parse_owners(&want.0)?;
+    owners::claim_owned_by(w.sc()?, &claim, want, Duration::from_secs(n)).await
+}
+
+#[then(
+    expr = "the PersistentVolumeClaim {string} named pod {string} as an owner before the pod was deleted"
+)]
+async fn owned_before_deleted(w: &mut KepWorld, claim: String, pod: String) -> anyhow::Result<()> {
+    owners::check_owned_before_deleted(w.sc()?, &claim, &pod).await
+}
+
+#[then(expr = "the PersistentVolumeClaim {string} was not deleted before pod {string} was gone")]
+async fn outlived(w: &mut KepWorld, claim: String, pod: String) -> anyhow::Result<()> {
+    owners::check_claim_outlived_pod(w.sc()?, &claim, &pod).await
+}
