@@ -80,15 +80,19 @@ pub(super) fn progress(
     Some(Progress { reason, message })
 }
 
-/// Upstream requeues after `minReadySeconds` while not every replica is
-/// available; this requeues when the first Ready pod turns available.
+/// When to look again because a pod turns available by the clock alone.
+/// Upstream enqueues a set `minReadySeconds` (plus a second) after any of
+/// its pods turns Ready (`updatePod` in statefulset_controller.go), and after
+/// `minReadySeconds` while not every replica is available; this requeues
+/// when the first Ready pod (a replica or a condemned one) turns available,
+/// and else after `minReadySeconds` while not every replica is available.
 pub(super) fn requeue_after(
     sync: &SyncState<'_>,
     members: &[&Pod],
     available: i32,
     spec_replicas: i32,
 ) -> Option<Duration> {
-    if sync.min_ready <= 0 || available == spec_replicas {
+    if sync.min_ready <= 0 {
         return None;
     }
     let full = Duration::from_secs(u64::try_from(sync.min_ready).unwrap_or(0));
@@ -97,5 +101,8 @@ pub(super) fn requeue_after(
         .filter_map(|p| pods::until_available(p, sync.min_ready, sync.obs.now))
         .map(|d| d.unsigned_abs() + Duration::from_millis(1))
         .min();
-    Some(soonest.map_or(full, |d| d.min(full)))
+    match soonest {
+        Some(d) => Some(d.min(full)),
+        None => (available != spec_replicas).then_some(full),
+    }
 }

@@ -267,3 +267,26 @@ fn a_claim_still_owned_by_a_previous_pod_makes_the_pod_wait() {
     ]);
     assert!(created(&world.plan()).is_empty());
 }
+
+#[test]
+fn a_condemned_pod_not_yet_available_is_looked_at_again_when_it_is() {
+    // Scaled from 4 to 2: web-0 and web-1 available (as many as the spec's
+    // replicas), the condemned web-3 ready for 1 of its 5 seconds and web-2
+    // not ready. Nothing may be deleted yet, and nothing else will change:
+    // the plan must come back when web-3 turns available (upstream enqueues
+    // minReadySeconds after a pod turns Ready), or the scale-down hangs.
+    let world = World::new(2).min_ready(5).with_revision();
+    let rev = world.revision_name();
+    let plan = world
+        .pod(0, &rev, State::ReadyFor(60))
+        .pod(1, &rev, State::ReadyFor(60))
+        .pod(2, &rev, State::NotReady)
+        .pod(3, &rev, State::ReadyFor(1))
+        .plan();
+    assert!(!plan
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::DeletePod { .. })));
+    let after = plan.requeue_after.expect("a requeue for web-3's availability");
+    assert!(after > std::time::Duration::from_secs(3) && after <= std::time::Duration::from_secs(5));
+}
