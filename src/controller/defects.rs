@@ -116,6 +116,10 @@ pub enum Defect {
     /// deletes a condemned pod's claims itself, with the pod, under
     /// whenScaled Delete.
     ClaimsWithoutOwners,
+    /// OrderedReady scale-down: never deletes a condemned pod that is not
+    /// Running and Ready, the first unhealthy one included, so a scale-down
+    /// past an unready pod never finishes (the hang of kubernetes#123918).
+    CondemnedWaitsForReady,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -145,7 +149,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 42] = [
+    pub const ALL: [(&'static str, Defect); 43] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -193,6 +197,7 @@ impl Defect {
         ),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
+        ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -364,6 +369,7 @@ pub fn distort_input(
         | Defect::CurrentCountsTerminating
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
+        | Defect::CondemnedWaitsForReady
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit

@@ -287,6 +287,10 @@ fn a_condemned_pod_not_yet_available_is_looked_at_again_when_it_is() {
         .actions
         .iter()
         .any(|a| matches!(a, Action::DeletePod { .. })));
-    let after = plan.requeue_after.expect("a requeue for web-3's availability");
-    assert!(after > std::time::Duration::from_secs(3) && after <= std::time::Duration::from_secs(5));
+    let after = plan
+        .requeue_after
+        .expect("a requeue for web-3's availability");
+    assert!(
+        after > std::time::Duration::from_secs(3) && after <= std::time::Duration::from_secs(5)
+    );
 }
