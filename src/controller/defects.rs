@@ -622,6 +622,20 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             plan.actions
                 .sort_by_key(|a| matches!(a, Action::UpdateClaim(_)));
         }
+        Defect::CondemnedWaitsForReady => {
+            let ordered = set.spec.pod_management_policy.as_deref() != Some("Parallel");
+            plan.actions.retain(|a| match a {
+                Action::DeletePod {
+                    name,
+                    reason: DeleteReason::ScaleDown,
+                    ..
+                } if ordered => pods_seen
+                    .iter()
+                    .find(|p| p.metadata.name.as_deref() == Some(name.as_str()))
+                    .is_none_or(pods::is_running_and_ready),
+                _ => true,
+            });
+        }
         Defect::ClaimsWithoutOwners => {
             plan.actions
                 .retain(|a| !matches!(a, Action::UpdateClaim(_)));
