@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use cucumber::{then, Parameter};
-use kepspec::harness::owners;
+use cucumber::{given, then, when, Parameter};
+use kepspec::harness::claims as owners;
 
 use super::world::KepWorld;
 
@@ -40,4 +40,41 @@ async fn owned_before_deleted(w: &mut KepWorld, claim: String, pod: String) -> a
 #[then(expr = "the PersistentVolumeClaim {string} was not deleted before pod {string} was gone")]
 async fn outlived(w: &mut KepWorld, claim: String, pod: String) -> anyhow::Result<()> {
     owners::check_claim_outlived_pod(w.sc()?, &claim, &pod).await
+}
+
+#[given(expr = "the PersistentVolumeClaim {string} has the finalizer {string}")]
+#[when(expr = "the PersistentVolumeClaim {string} gets the finalizer {string}")]
+async fn claim_finalizer(w: &mut KepWorld, claim: String, finalizer: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let mut finalizers = sc.claim_finalizers(&claim).await?;
+    finalizers.push(finalizer);
+    Ok(sc.set_claim_finalizers(&claim, finalizers).await?)
+}
+
+#[when(expr = "the finalizer {string} is removed from the PersistentVolumeClaim {string}")]
+async fn claim_unfinalize(
+    w: &mut KepWorld,
+    finalizer: String,
+    claim: String,
+) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let finalizers: Vec<String> = sc
+        .claim_finalizers(&claim)
+        .await?
+        .into_iter()
+        .filter(|f| *f != finalizer)
+        .collect();
+    Ok(sc.set_claim_finalizers(&claim, finalizers).await?)
+}
+
+#[when(expr = "the PersistentVolumeClaim {string} is deleted")]
+async fn delete_claim(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.delete_claim(&claim).await?)
+}
+
+#[then(
+    expr = "no pod {string} was created while the PersistentVolumeClaim {string} was being deleted"
+)]
+async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> anyhow::Result<()> {
+    owners::check_no_pod_while_claim_deleting(w.sc()?, &claim, &pod).await
 }

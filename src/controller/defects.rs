@@ -120,6 +120,9 @@ pub enum Defect {
     /// Running and Ready, the first unhealthy one included, so a scale-down
     /// past an unready pod never finishes (the hang of kubernetes#123918).
     CondemnedWaitsForReady,
+    /// The KEP-3541 draft's PVC deletion race: takes a claim being deleted
+    /// for a live one, so it creates the pod again at once.
+    IgnoreClaimDeletion,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -149,7 +152,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 43] = [
+    pub const ALL: [(&'static str, Defect); 44] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -198,6 +201,7 @@ impl Defect {
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
+        ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -370,6 +374,7 @@ pub fn distort_input(
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
         | Defect::CondemnedWaitsForReady
+        | Defect::IgnoreClaimDeletion
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit

@@ -404,6 +404,12 @@ async fn sync_fresh(
     for c in claims.iter_mut() {
         vendor::retarget(&mut c.metadata, &uid, kind, vendor::APPS_V1);
     }
+    #[cfg(feature = "defects")]
+    if defect == Some(super::defects::Defect::IgnoreClaimDeletion) {
+        for c in claims.iter_mut() {
+            c.metadata.deletion_timestamp = None;
+        }
+    }
     let mut revisions = revisions;
     for r in revisions.iter_mut() {
         vendor::retarget(&mut r.metadata, &uid, kind, vendor::APPS_V1);

@@ -561,15 +561,16 @@ pub async fn none_at_update_revision(
     let Some(revision) = update_revision(&t, set).map(str::to_string) else {
         anyhow::bail!("{set} does not report the update revision of its current generation");
     };
-    // Recreate holds new pods back while old ones exist; a rolling update
-    // holds them back below its partition.
+    // Recreate holds new pods back while old ones exist; otherwise what
+    // holds the set's pods when the window begins (a partition, a waiting
+    // rollout, a claim being deleted, ...).
     let recreate = latest(&t, Kind::StatefulSet, set)
         .and_then(|o| o.pointer("/spec/updateStrategy/type").cloned())
         .is_some_and(|v| v == "Recreate");
     let clause = if recreate {
         clauses::recreate_no_mixing()
     } else {
-        clauses::partition()
+        super::context::held(&state_before(&t, from), set).clause()
     };
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         (e.kind == Kind::Pod

@@ -363,3 +363,11 @@ pub fn retention_after_pods() -> Clause {
         "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted.",
     )
 }
+
+/// The KEP-3541 draft: no new pod while its claim is being deleted.
+pub fn claim_cleanup_first() -> Clause {
+    Clause::new(
+        "KEP-3541 draft What are other known failure modes?",
+        "StatefulSet controller waits for PVC cleanup before creating new pods",
+    )
+}

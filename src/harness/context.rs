@@ -25,6 +25,8 @@ pub enum Held {
     OrderedTermination,
     /// Missing replicas wait for a predecessor under OrderedReady.
     OrderedCreation,
+    /// A replica waits for its claim, which is being deleted.
+    ClaimBeingDeleted,
     /// Pods of an old revision under OnDelete.
     OnDelete,
     /// Every pod of an old revision is below the partition.
@@ -49,6 +51,7 @@ impl Held {
             Held::PreDeleteHook => clauses::kruise_pre_delete_clause(),
             Held::OrderedTermination => clauses::ordered_termination(),
             Held::OrderedCreation => clauses::ordered_creation(),
+            Held::ClaimBeingDeleted => clauses::claim_cleanup_first(),
             Held::OnDelete => clauses::on_delete_no_update(),
             Held::Partition => clauses::partition(),
             Held::RolloutWaits => clauses::rolling_update_waits(),
@@ -105,6 +108,17 @@ pub fn held(state: &State, set: &str) -> Held {
         .into_iter()
         .filter(|o| !pods.iter().any(|p| p.ordinal == Some(*o)))
         .collect();
+    let claim_deleting = |o: i32| {
+        let suffix = format!("-{set}-{o}");
+        state.claims.iter().any(|(name, e)| {
+            name.ends_with(&suffix) && e.object.pointer("/metadata/deletionTimestamp").is_some()
+        })
+    };
+    // A replica whose claim is being deleted cannot come back until the
+    // claim is gone (whether the controller already, wrongly, created it).
+    if scope.ordinals().into_iter().any(claim_deleting) {
+        return Held::ClaimBeingDeleted;
+    }
     if let Some(first) = missing.first() {
         let waits_on_predecessor = pods
             .iter()

@@ -157,3 +157,28 @@ fn a_pod_the_controller_already_began_deleting_still_holds_its_ordinal() {
     b.ready_set("web", 3, "r1").terminate("web-2");
     assert_eq!(held_at_end(b.timeline()), Held::Partition);
 }
+
+#[test]
+fn a_missing_replica_whose_claim_is_being_deleted_is_held_by_the_claim() {
+    let mut b = TimelineBuilder::new();
+    set(&mut b, 3, json!({}), "r2");
+    b.ready_set("web", 3, "r1").delete_pod("web-2");
+    b.claim_owners("data-web-2", json!([]));
+    let mut t = b.build();
+    let mut claim = t
+        .entries()
+        .iter()
+        .rev()
+        .find(|e| e.name == "data-web-2")
+        .map(|e| e.object.clone())
+        .expect("claim recorded");
+    claim["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+    claim["metadata"]["resourceVersion"] = json!("998");
+    t.push(Entry::new(
+        Duration::from_secs(50),
+        Kind::PersistentVolumeClaim,
+        Change::Modified,
+        claim,
+    ));
+    assert_eq!(held_at_end(&t), Held::ClaimBeingDeleted);
+}

@@ -6,6 +6,8 @@ pub mod artifacts;
 pub mod checks;
 #[cfg(test)]
 mod citations;
+pub mod claim_writes;
+pub mod claims;
 pub mod clauses;
 pub mod collector;
 pub mod commands;
@@ -24,7 +26,6 @@ pub mod manifests;
 mod matrix_tests;
 pub mod on_kind;
 pub mod out;
-pub mod owners;
 pub mod plan;
 pub mod runner;
 pub mod scenario;

@@ -30,7 +30,7 @@ pub struct RequestError {
 }
 
 impl RequestError {
-    fn from_kube(what: impl Into<String>, err: kube::Error) -> Self {
+    pub(crate) fn from_kube(what: impl Into<String>, err: kube::Error) -> Self {
         let (message, code) = match &err {
             kube::Error::Api(s) => (s.message.clone(), Some(s.code)),
             other => (other.to_string(), None),
@@ -668,7 +668,7 @@ impl Scenario {
 
     /// Remembers the resourceVersion of a write, so that later waits and
     /// checks first let the recorder catch up with it.
-    fn wrote(
+    pub(crate) fn wrote(
         &mut self,
         kind: Kind,
         meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -698,7 +698,7 @@ impl Scenario {
 
     /// Remembers where the scenario's first change begins: everything
     /// before it is the state the scenario started from.
-    async fn note_change(&mut self) {
+    pub(crate) async fn note_change(&mut self) {
         if self.baseline.is_none() {
             self.baseline = Some(self.mark_now().await);
         }

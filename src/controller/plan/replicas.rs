@@ -126,7 +126,11 @@ fn create(sync: &mut SyncState<'_>, replica: &Replica<'_>) -> Step {
                 return Step::Wait;
             }
             if found.metadata.deletion_timestamp.is_some() {
-                // Upstream: "pvc <name> is being deleted"; retried on the next sync.
+                // Upstream: "pvc <name> is being deleted", an error its work
+                // queue retries; nothing else would wake the set when the
+                // claim goes (a retained claim has no owner to map it to).
+                let retry = std::time::Duration::from_secs(1);
+                sync.requeue = Some(sync.requeue.map_or(retry, |r| r.min(retry)));
                 return Step::Fail;
             }
         }

@@ -294,3 +294,25 @@ fn a_condemned_pod_not_yet_available_is_looked_at_again_when_it_is() {
         after > std::time::Duration::from_secs(3) && after <= std::time::Duration::from_secs(5)
     );
 }
+
+#[test]
+fn a_pod_whose_claim_is_being_deleted_waits_and_the_set_is_looked_at_again() {
+    // web-1 is missing and its claim is on its way out: upstream refuses to
+    // create the pod ("pvc ... is being deleted") and retries the sync.
+    let world = World::new(2)
+        .parallel()
+        .claim_template("data")
+        .with_revision();
+    let rev = world.revision_name();
+    let mut world = world.pod(0, &rev, State::Ready).claims_of(1);
+    for c in &mut world.claims {
+        c.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            jiff::Timestamp::UNIX_EPOCH,
+        ));
+    }
+    let plan = world.plan();
+    assert!(created(&plan).is_empty());
+    assert!(plan
+        .requeue_after
+        .is_some_and(|d| d <= std::time::Duration::from_secs(1)));
+}

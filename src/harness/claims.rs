@@ -274,18 +274,80 @@ pub fn claim_outlived_pod(t: &Timeline, claim: &str, pod: &str) -> Result<(), Vi
     }
 }
 
-/// Waits (bounded) until the recorder has seen `pod` gone: its deletion
-/// and its claim's arrive on separate watches, in either order.
-async fn until_pod_gone_recorded(sc: &Scenario, pod: &str) {
+/// Waits (bounded) until the recorder has seen the object gone: a pod's
+/// deletion and its claim's arrive on separate watches, in either order.
+async fn until_gone_recorded(sc: &Scenario, kind: Kind, name: &str) {
     let _ = sc
         .recorder
         .wait_for(Scenario::default_wait(), |t| {
             t.entries()
                 .iter()
-                .any(|e| e.kind == Kind::Pod && e.name == pod && e.change == Change::Deleted)
+                .any(|e| e.kind == kind && e.name == name && e.change == Change::Deleted)
                 .then_some(())
         })
         .await;
+}
+
+/// No pod `pod` was created while its claim `claim` was being deleted (a
+/// deletionTimestamp set, not yet gone): the draft's mitigation of the PVC
+/// deletion race, "StatefulSet controller waits for PVC cleanup before
+/// creating new pods" (upstream refuses with "pvc <name> is being deleted").
+/// Entries are ordered by resourceVersion, as the two kinds arrive on
+/// separate watches.
+pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Result<(), Violation> {
+    let clause = clauses::claim_cleanup_first();
+    let deleting: Vec<(&crate::history::Entry, Option<&crate::history::Entry>)> = t
+        .entries()
+        .iter()
+        .filter(|e| {
+            e.kind == Kind::PersistentVolumeClaim
+                && e.name == claim
+                && e.change != Change::Deleted
+                && e.object.pointer("/metadata/deletionTimestamp").is_some()
+        })
+        .map(|from| {
+            let gone = t.entries().iter().find(|e| {
+                e.kind == Kind::PersistentVolumeClaim
+                    && e.name == claim
+                    && e.uid == from.uid
+                    && e.change == Change::Deleted
+            });
+            (from, gone)
+        })
+        .collect();
+    let created = t
+        .entries()
+        .iter()
+        .filter(|e| e.kind == Kind::Pod && e.name == pod && e.change == Change::Added);
+    for c in created {
+        let during = deleting
+            .iter()
+            .any(|(from, gone)| before(from, c) && gone.is_none_or(|g| before(c, g)));
+        if during {
+            return Err(Violation::at_entry(
+                t,
+                &clause,
+                c.seq,
+                Breach::new(
+                    format!("{pod} was created while {claim} was being deleted"),
+                    vec![pod.to_string()],
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// [`no_pod_while_claim_deleting`] on the scenario's history.
+pub async fn check_no_pod_while_claim_deleting(
+    sc: &mut Scenario,
+    claim: &str,
+    pod: &str,
+) -> anyhow::Result<()> {
+    until_gone_recorded(sc, Kind::PersistentVolumeClaim, claim).await;
+    let t = sc.timeline().await?;
+    let result = no_pod_while_claim_deleting(&t, claim, pod);
+    keep(sc, result)
 }
 
 /// [`owned_before_deleted`] on the scenario's history.
@@ -294,7 +356,7 @@ pub async fn check_owned_before_deleted(
     claim: &str,
     pod: &str,
 ) -> anyhow::Result<()> {
-    until_pod_gone_recorded(sc, pod).await;
+    until_gone_recorded(sc, Kind::Pod, pod).await;
     let t = sc.timeline().await?;
     let result = owned_before_deleted(&t, claim, pod);
     keep(sc, result)
@@ -306,12 +368,12 @@ pub async fn check_claim_outlived_pod(
     claim: &str,
     pod: &str,
 ) -> anyhow::Result<()> {
-    until_pod_gone_recorded(sc, pod).await;
+    until_gone_recorded(sc, Kind::Pod, pod).await;
     let t = sc.timeline().await?;
     let result = claim_outlived_pod(&t, claim, pod);
     keep(sc, result)
 }
 
 #[cfg(test)]
-#[path = "owners_tests.rs"]
+#[path = "claims_tests.rs"]
 mod tests;
