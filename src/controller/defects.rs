@@ -123,6 +123,8 @@ pub enum Defect {
     /// The KEP-3541 draft's PVC deletion race: takes a claim being deleted
     /// for a live one, so it creates the pod again at once.
     IgnoreClaimDeletion,
+    /// minReadySeconds: takes a set that names none (0) for 10 seconds.
+    UnsetMinReadyAsTen,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -152,7 +154,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 44] = [
+    pub const ALL: [(&'static str, Defect); 45] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -202,6 +204,7 @@ impl Defect {
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
+        ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -293,6 +296,11 @@ pub fn distort_input(
             }
         }
         Defect::IgnoreMinReadySeconds => spec.min_ready_seconds = Some(0),
+        Defect::UnsetMinReadyAsTen => {
+            if spec.min_ready_seconds.unwrap_or(0) == 0 {
+                spec.min_ready_seconds = Some(10);
+            }
+        }
         Defect::IgnorePartition => {
             if let Some(r) = spec
                 .update_strategy
