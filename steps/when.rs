@@ -156,6 +156,7 @@ async fn submit_settings(
 async fn new_phase(w: &mut KepWorld) -> anyhow::Result<()> {
     let sc = w.sc()?;
     sc.baseline = Some(sc.mark_now().await);
+    sc.request_mark = kepspec::harness::requests::log_position(sc);
     Ok(())
 }
 

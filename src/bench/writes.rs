@@ -29,10 +29,19 @@ pub struct WriteCounts {
 impl WriteCounts {
     /// Counts the writes of requests after `after_seq` whose user agent is `agent`.
     pub fn of(records: &[RequestRecord], agent: &str, after_seq: u64) -> WriteCounts {
+        WriteCounts::tally(
+            records
+                .iter()
+                .filter(|r| r.seq > after_seq && r.user_agent == agent),
+        )
+    }
+
+    /// Counts the writes among `records` (reads are left out).
+    pub fn tally<'r>(records: impl IntoIterator<Item = &'r RequestRecord>) -> WriteCounts {
         let mut c = WriteCounts::default();
-        let writes = records.iter().filter(|r| {
-            r.seq > after_seq && r.user_agent == agent && WRITE_VERBS.contains(&r.verb.as_str())
-        });
+        let writes = records
+            .into_iter()
+            .filter(|r| WRITE_VERBS.contains(&r.verb.as_str()));
         for r in writes {
             c.total += 1;
             match (r.verb.as_str(), r.resource.as_str(), r.subresource.as_str()) {

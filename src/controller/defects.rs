@@ -125,6 +125,9 @@ pub enum Defect {
     IgnoreClaimDeletion,
     /// minReadySeconds: takes a set that names none (0) for 10 seconds.
     UnsetMinReadyAsTen,
+    /// KEP-3541 Phase 1: takes a pod of an old revision that is already
+    /// terminating for a live one and sends it another DELETE on every sync.
+    RedeleteTerminating,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -154,7 +157,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 45] = [
+    pub const ALL: [(&'static str, Defect); 46] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -205,6 +208,7 @@ impl Defect {
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
+        ("redelete-terminating", Defect::RedeleteTerminating),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -279,6 +283,15 @@ pub fn distort_input(
             // Terminating pods of another revision look gone.
             pods_seen
                 .retain(|p| !(pods::is_terminating(p) && pods::pod_revision(p) != update_revision));
+        }
+        Defect::RedeleteTerminating => {
+            if recreate {
+                for p in pods_seen.iter_mut() {
+                    if pods::is_terminating(p) && pods::pod_revision(p) != update_revision {
+                        p.metadata.deletion_timestamp = None;
+                    }
+                }
+            }
         }
         Defect::SkipOrphans => {
             if recreate {

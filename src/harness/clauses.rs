@@ -371,3 +371,19 @@ pub fn claim_cleanup_first() -> Clause {
         "StatefulSet controller waits for PVC cleanup before creating new pods",
     )
 }
+
+/// KEP-3541 Phase 1: only pods not already being deleted are deleted.
+pub fn recreate_deletes_live_pods_only() -> Clause {
+    Clause::new(
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "IF pod.DeletionTimestamp == nil THEN",
+    )
+}
+
+/// KEP-3541's answer on scalability: no new kinds of API calls.
+pub fn recreate_scalability() -> Clause {
+    Clause::new(
+        "KEP-3541 Will enabling / using this feature result in any new API calls?",
+        "No new types of API calls.",
+    )
+}

@@ -27,6 +27,7 @@ mod matrix_tests;
 pub mod on_kind;
 pub mod out;
 pub mod plan;
+pub mod requests;
 pub mod runner;
 pub mod scenario;
 pub mod scrape;

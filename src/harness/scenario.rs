@@ -62,6 +62,9 @@ pub struct Scenario {
     /// The point just before the scenario's first change: everything before
     /// it is the state the scenario started from.
     pub baseline: Option<Mark>,
+    /// The embedded apiserver's request log position at the same point
+    /// (None on other clusters).
+    pub request_mark: Option<u64>,
     /// The first property a check found broken, for the report's picture.
     pub last_violation: Option<crate::history::Violation>,
     /// Revision names the scenario remembered under a name of its own.
@@ -203,6 +206,7 @@ impl Scenario {
             sets: BTreeMap::new(),
             last_refusal: None,
             baseline: None,
+            request_mark: None,
             last_violation: None,
             remembered: BTreeMap::new(),
             written: BTreeMap::new(),
@@ -701,6 +705,7 @@ impl Scenario {
     pub(crate) async fn note_change(&mut self) {
         if self.baseline.is_none() {
             self.baseline = Some(self.mark_now().await);
+            self.request_mark = super::requests::log_position(self);
         }
     }
 

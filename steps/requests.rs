@@ -1,0 +1,14 @@
+//! Steps on the controller's requests, read from the embedded apiserver's
+//! request log.
+
+use cucumber::then;
+use kepspec::harness::requests;
+
+use super::world::KepWorld;
+
+#[then(
+    expr = "since the change the controller deleted {int} pods once each, created {int}, and wrote nothing but status, ControllerRevisions and events"
+)]
+async fn writes_were(w: &mut KepWorld, deletions: usize, creations: usize) -> anyhow::Result<()> {
+    requests::writes_were(w.sc()?, deletions, creations).await
+}
