@@ -9,6 +9,7 @@ use cucumber::{given, then, when};
 use kepspec::explore::plan;
 use kepspec::harness::faults::{self, MustFire, Target};
 use kepspec::harness::runner::INPUT_ERROR;
+use kepspec::harness::{checks, Scenario};
 use kepspec::sim::faults::Selection;
 use kepspec::sim::stale::Lag;
 
@@ -167,4 +168,27 @@ async fn node_not_ready(w: &mut KepWorld, pod: String, secs: u64) -> anyhow::Res
 #[then(expr = "every injected fault was triggered")]
 async fn all_triggered(w: &mut KepWorld) -> anyhow::Result<()> {
     faults::check_all_triggered(w.sc()?)
+}
+
+#[when(expr = "the apiserver stops serving the controller")]
+async fn outage_begins(w: &mut KepWorld) -> anyhow::Result<()> {
+    kepspec::harness::outage::begin(w.sc()?)
+}
+
+#[when(expr = "the apiserver serves the controller again")]
+async fn outage_ends(w: &mut KepWorld) -> anyhow::Result<()> {
+    kepspec::harness::outage::end(w.sc()?)
+}
+
+#[then(
+    expr = "for {int} seconds no pod of {string} is created or deleted while the controller is refused"
+)]
+async fn untouched_in_outage(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
+    // From the moment the controller has been refused: it has seen the
+    // change and cannot act on it.
+    kepspec::harness::outage::until_refused(w.sc()?, Scenario::default_wait()).await?;
+    let from = w.sc()?.mark_now().await;
+    tokio::time::sleep(Duration::from_secs(n)).await;
+    let clause = kepspec::harness::clauses::apiserver_unavailable();
+    checks::pods_untouched_citing(w.sc()?, &set, from, Some(clause)).await
 }

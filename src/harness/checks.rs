@@ -396,11 +396,23 @@ pub fn refused(sc: &mut Scenario, code: u16, text: &str) -> anyhow::Result<()> {
 
 /// No pod of the set was deleted, and none created, since the mark `from`.
 pub async fn pods_untouched(sc: &mut Scenario, set: &str, from: Mark) -> anyhow::Result<()> {
+    pods_untouched_citing(sc, set, from, None).await
+}
+
+/// [`pods_untouched`], citing `clause`, or else what holds the pods still
+/// when the window begins.
+pub async fn pods_untouched_citing(
+    sc: &mut Scenario,
+    set: &str,
+    from: Mark,
+    clause: Option<crate::history::Clause>,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let from = from.resolve(&t);
     // The promise a quiet window checks depends on what holds the pods
     // still when it begins: a partition, OnDelete, a waiting rollout, ...
-    let clause = super::context::held(&state_before(&t, from), set).clause();
+    let clause =
+        clause.unwrap_or_else(|| super::context::held(&state_before(&t, from), set).clause());
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         if e.kind != Kind::Pod || ordinal_of(set, &e.name).is_none() {
             return None;

@@ -387,3 +387,11 @@ pub fn recreate_scalability() -> Clause {
         "No new types of API calls.",
     )
 }
+
+/// KEP-3541: with the apiserver unavailable, all updates halt.
+pub fn apiserver_unavailable() -> Clause {
+    Clause::new(
+        "KEP-3541 How does this feature react if the API server and/or etcd is unavailable?",
+        "API Server Unavailable: StatefulSet controller cannot read/write StatefulSet or Pod objects, so all updates halt.",
+    )
+}

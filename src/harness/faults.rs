@@ -172,7 +172,7 @@ fn input(msg: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("{} {msg}", super::runner::INPUT_ERROR)
 }
 
-fn faults_of(sc: &Scenario) -> anyhow::Result<Faults> {
+pub(crate) fn faults_of(sc: &Scenario) -> anyhow::Result<Faults> {
     if !sc.isolated {
         return Err(input(format!(
             "fault injection needs a cluster of its own; tag the scenario @{ISOLATED_TAG} @{EMBEDDED_ONLY_TAG}"

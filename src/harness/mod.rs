@@ -26,6 +26,7 @@ pub mod manifests;
 mod matrix_tests;
 pub mod on_kind;
 pub mod out;
+pub mod outage;
 pub mod plan;
 pub mod requests;
 pub mod runner;
