@@ -369,6 +369,16 @@ async fn scale_reports(
     Ok(())
 }
 
+#[then(expr = "within {int} seconds the status of {string} reports {int} available replica(s)")]
+async fn status_available(
+    w: &mut KepWorld,
+    n: u64,
+    set: String,
+    available: i64,
+) -> anyhow::Result<()> {
+    waits::status_available(w.sc()?, &set, available, secs(n)).await
+}
+
 #[then(expr = "within {int} seconds pod {string} has {string} set to {string}")]
 async fn pod_field_within(
     w: &mut KepWorld,

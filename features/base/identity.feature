@@ -70,3 +70,30 @@ Feature: Stable identity: names, hostnames, labels and claims
     When the label "statefulset.kubernetes.io/pod-name" is removed from pod "web-1"
     Then within 30 seconds pod "web-1" has "/metadata/labels/statefulset.kubernetes.io~1pod-name" set to "web-1"
     And pod "web-1" was neither deleted nor replaced
+
+  # covers: I9
+  Scenario: a pod's subdomain is the set's serviceName, not the set's name
+    # rejects: a controller that writes the set's name as the subdomain (indistinguishable wherever the two are the same)
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        serviceName: nginx
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+      """
+    And all pods of "web" are running and ready
+    Then pod "web-0" has "/spec/subdomain" set to "nginx"
+    And pod "web-1" has "/spec/subdomain" set to "nginx"
+    And pod "web-1" has "/spec/hostname" set to "web-1"

@@ -32,3 +32,28 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
     And the update revision of "web" is the one remembered as "first"
     And "web" reports its current revision equal to its update revision
     And "web" has observed its latest generation
+
+  # covers: E4
+  Scenario: rolling back a set with volume claims reuses its revision and keeps every claim
+    # rejects: a controller that makes a new revision for a template it already has, or that replaces the claims along with the pods
+    Given a StatefulSet "web" with 2 replicas and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the update revision of "web" is remembered as "first"
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    When "web" is changed with this merge patch:
+      """
+      spec:
+        template:
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+                volumeMounts:
+                  - {name: data, mountPath: /data/data}
+      """
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And the update revision of "web" is the one remembered as "first"
+    And "web" reports its current revision equal to its update revision
+    And every PersistentVolumeClaim of "web" kept its uid
+    And every PersistentVolumeClaim of "web" kept its volume

@@ -53,3 +53,16 @@ Feature: Recreation follows the podManagementPolicy
     And every pod of "web" was created only after its predecessors were running and ready
     And no pod of the update revision was created while a pod of another revision existed
     And no two pods of "web" ever existed for one ordinal
+
+  # covers: E19
+  Scenario: under Parallel a broken image leaves every new pod stuck at once, and a fixed one replaces them all
+    # rejects: a controller that creates Recreate's new pods one at a time under Parallel, so only web-0 ever gets stuck, or that keeps a stuck pod of the broken revision once the fix is applied
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and pod management policy "Parallel"
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-0" is waiting with reason "ImagePullBackOff"
+    And within 30 seconds pod "web-1" is waiting with reason "ImagePullBackOff"
+    And within 30 seconds pod "web-2" is waiting with reason "ImagePullBackOff"
+    When the image of "web" is changed to "registry.k8s.io/pause:3.10"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod of the update revision was created while a pod of another revision existed

@@ -128,6 +128,12 @@ pub enum Defect {
     /// KEP-3541 Phase 1: takes a pod of an old revision that is already
     /// terminating for a live one and sends it another DELETE on every sync.
     RedeleteTerminating,
+    /// Identity: gives each new pod the set's name as its subdomain instead
+    /// of `serviceName`.
+    SubdomainIsSetName,
+    /// KEP-3541 Phase 3: creates a Recreate's new pods one at a time, each
+    /// after its predecessor is ready, under Parallel too.
+    RecreateIgnoresParallel,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -157,7 +163,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 46] = [
+    pub const ALL: [(&'static str, Defect); 48] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -209,6 +215,8 @@ impl Defect {
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
         ("redelete-terminating", Defect::RedeleteTerminating),
+        ("subdomain-is-set-name", Defect::SubdomainIsSetName),
+        ("recreate-ignores-parallel", Defect::RecreateIgnoresParallel),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -283,6 +291,11 @@ pub fn distort_input(
             // Terminating pods of another revision look gone.
             pods_seen
                 .retain(|p| !(pods::is_terminating(p) && pods::pod_revision(p) != update_revision));
+        }
+        Defect::RecreateIgnoresParallel => {
+            if recreate {
+                spec.pod_management_policy = Some("OrderedReady".into());
+            }
         }
         Defect::RedeleteTerminating => {
             if recreate {
@@ -396,6 +409,7 @@ pub fn distort_input(
         | Defect::ClaimsWithoutOwners
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
+        | Defect::SubdomainIsSetName
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -647,6 +661,16 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             // of condemned pods go first.
             plan.actions
                 .sort_by_key(|a| matches!(a, Action::UpdateClaim(_)));
+        }
+        Defect::SubdomainIsSetName => {
+            let name = set.metadata.name.clone();
+            for a in &mut plan.actions {
+                if let Action::CreatePod(pod) = a {
+                    if let Some(spec) = pod.spec.as_mut() {
+                        spec.subdomain = name.clone();
+                    }
+                }
+            }
         }
         Defect::CondemnedWaitsForReady => {
             let ordered = set.spec.pod_management_policy.as_deref() != Some("Parallel");

@@ -286,6 +286,34 @@ pub async fn set_settled(sc: &mut Scenario, set: &str, timeout: Duration) -> any
     status_settled(sc, set).await
 }
 
+/// Waits until the set's status reports `available` available replicas
+/// and the pods agree: ready for the minReadySeconds the spec names now,
+/// judged at the present moment.
+pub async fn status_available(
+    sc: &mut Scenario,
+    set: &str,
+    available: i64,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::status_truth(), move |t| {
+        let state = state_before(t, t.next_seq()).now();
+        let scope = state.scope_of(&crate::history::SetScope::new(&set, 0));
+        let pods = state.available_in(&scope) as i64;
+        if pods != available {
+            return Some(format!(
+                "{pods} pods of {set} are available (ready for {}s)",
+                scope.min_ready.as_secs()
+            ));
+        }
+        let reported = status_int(&state, &set, "availableReplicas");
+        (reported != available).then(|| {
+            format!("{set} reports {reported} available replicas; {available} are available")
+        })
+    })
+    .await
+}
+
 /// Waits until a field of a pod's latest recorded state reads `want`.
 pub async fn pod_field(
     sc: &mut Scenario,
