@@ -209,6 +209,11 @@ async fn fail_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     Ok(w.sc()?.fail_pod(&pod).await?)
 }
 
+#[when(expr = "pod {string} succeeds")]
+async fn succeed_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.succeed_pod(&pod).await?)
+}
+
 #[when(expr = "the StatefulSet {string} is deleted")]
 async fn delete_set(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.delete_set(&set).await?)

@@ -2,7 +2,11 @@
 Feature: Failed pods are replaced
   upstream-statefulset-facts, "Reconcile order (one sync)": "Failed or
   Succeeded pods are deleted and recreated." A pod that its node reports
-  Failed (for example after an eviction) does not stay failed.
+  Failed (for example after an eviction) does not stay failed, nor one
+  reported Succeeded. A pod that is being deleted is another matter:
+  upstream's integration test TestDeletingAndTerminatingPods holds one with
+  a finalizer and expects it replaced only once it is gone (a new pod of the
+  same name cannot exist before), and then replaced without anyone's help.
 
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
 
@@ -11,5 +15,27 @@ Feature: Failed pods are replaced
     Given a StatefulSet "web" with 2 replicas
     And all pods of "web" are running and ready
     When pod "web-1" fails
+    Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    And no two pods of "web" ever existed for one ordinal
+
+  # covers: I3
+  Scenario: a Succeeded pod is deleted and created again
+    # rejects: a controller that replaces Failed pods only, leaving a Succeeded one in place
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    When pod "web-1" succeeds
+    Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    And no two pods of "web" ever existed for one ordinal
+
+  # covers: I3
+  Scenario: a pod held by a finalizer while it is deleted comes back once it is gone
+    # rejects: a controller that never looks at the set again once the terminating pod is finally gone
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    And pod "web-1" has the finalizer "kepspec.io/hold"
+    When pod "web-1" is deleted
+    Then within 30 seconds pod "web-1" is terminating
+    And within 30 seconds the status of "web" reports 2 replicas, 1 of them ready
+    When the finalizer "kepspec.io/hold" is removed from pod "web-1"
     Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
     And no two pods of "web" ever existed for one ordinal

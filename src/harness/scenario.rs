@@ -500,13 +500,27 @@ impl Scenario {
     /// Reports a pod Failed through its status, as a kubelet does when a pod
     /// is evicted or its node fails it.
     pub async fn fail_pod(&mut self, pod: &str) -> Result<(), RequestError> {
+        let status =
+            json!({ "phase": "Failed", "reason": "Evicted", "message": "failed by the scenario" });
+        self.end_pod(pod, status, "fail").await
+    }
+
+    /// Reports a pod Succeeded through its status (every container exited
+    /// 0), as upstream's integration test TestDeletingAndTerminatingPods
+    /// does.
+    pub async fn succeed_pod(&mut self, pod: &str) -> Result<(), RequestError> {
+        let status = json!({ "phase": "Succeeded", "message": "succeeded by the scenario" });
+        self.end_pod(pod, status, "succeed").await
+    }
+
+    async fn end_pod(&mut self, pod: &str, status: Value, verb: &str) -> Result<(), RequestError> {
         self.note_change().await;
-        let patch = json!({ "status": { "phase": "Failed", "reason": "Evicted", "message": "failed by the scenario" } });
+        let patch = json!({ "status": status });
         self.pods_api()
             .patch_status(pod, &PatchParams::default(), &Patch::Merge(&patch))
             .await
             .map(|o| self.wrote(Kind::Pod, o.meta()))
-            .map_err(|e| RequestError::from_kube(format!("fail pod {pod}"), e))
+            .map_err(|e| RequestError::from_kube(format!("{verb} pod {pod}"), e))
     }
 
     pub(crate) async fn strategic_patch_set(
