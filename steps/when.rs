@@ -84,6 +84,18 @@ async fn attempt_merge_patch(w: &mut KepWorld, set: String, step: &Step) -> anyh
     Ok(())
 }
 
+#[when(expr = "an attempt is made to replace the spec of {string} with the spec of this manifest:")]
+async fn attempt_replace_spec(w: &mut KepWorld, set: String, step: &Step) -> anyhow::Result<()> {
+    let manifest = docstring_yaml(step)?;
+    let spec = manifest
+        .get("spec")
+        .cloned()
+        .ok_or_else(|| super::world::input_error("the manifest has no spec"))?;
+    let sc = w.sc()?;
+    sc.last_refusal = sc.replace_spec(&set, spec).await.err();
+    Ok(())
+}
+
 #[when(expr = "{string} is restarted with kubectl rollout restart")]
 async fn rollout_restart(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.rollout_restart(&set).await?)

@@ -17,6 +17,11 @@ Feature: What the API accepts and refuses for a StatefulSet
   the page states and refused by upstream's. The spec checks only names both
   refuse (upper case, an underscore).
 
+  The immutability of volumeClaimTemplates must not refuse an update that
+  changes nothing: upstream's integration test TestVolumeTemplateNoopUpdate
+  creates a set whose claim templates carry apiVersion and kind, then writes
+  its spec back exactly as it sent it, and expects the update to succeed.
+
   # cite: statefulset-concepts.txt | Components | "The name of a StatefulSet object must be a valid DNS subdomain name."
   # cite: upstream-statefulset-facts.md | Validation (apiserver) | "selector must match template labels; selector and volumeClaimTemplates are immutable on update."
   # cite: statefulset-concepts.txt | Pod Selector | "Failing to specify a matching Pod Selector will result in a validation error during StatefulSet creation."
@@ -76,3 +81,68 @@ Feature: What the API accepts and refuses for a StatefulSet
       | name   |
       | Web    |
       | web_1  |
+
+  # covers: I1
+  Scenario: writing back the spec a set was created with, claim templates carrying apiVersion and kind, is accepted
+    # rejects: an apiserver whose immutability check of volumeClaimTemplates compares the bytes sent (with apiVersion and kind) against the stored form (without them), refusing an update that changes nothing
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 1
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+                volumeMounts:
+                  - {name: www, mountPath: /data/www}
+        volumeClaimTemplates:
+          - apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: www
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources:
+                requests: {storage: 1Gi}
+      """
+    When an attempt is made to replace the spec of "web" with the spec of this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 1
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+                volumeMounts:
+                  - {name: www, mountPath: /data/www}
+        volumeClaimTemplates:
+          - apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: www
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources:
+                requests: {storage: 1Gi}
+      """
+    Then the request is accepted

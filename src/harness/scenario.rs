@@ -330,6 +330,30 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("patch {} {name}", self.resource.kind), e))
     }
 
+    /// Replaces the set's whole spec with `spec` (an update, as a client
+    /// that read the set and writes back the spec it holds), keeping
+    /// metadata and status as stored.
+    pub async fn replace_spec(&mut self, name: &str, spec: Value) -> Result<(), RequestError> {
+        self.note_change().await;
+        let what = format!("replace the spec of {} {name}", self.resource.kind);
+        let api = self.sets_api();
+        let current = api
+            .get(name)
+            .await
+            .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+        let mut obj = serde_json::to_value(&current).unwrap_or(Value::Null);
+        obj["spec"] = self.env.profile.to_target(json!({ "spec": spec }))["spec"].clone();
+        let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
+            what: what.clone(),
+            message: e.to_string(),
+            code: None,
+        })?;
+        api.replace(name, &PostParams::default(), &obj)
+            .await
+            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
+            .map_err(|e| RequestError::from_kube(what, e))
+    }
+
     /// Changes the image of the set's first container.
     pub async fn set_image(&mut self, name: &str, image: &str) -> Result<(), RequestError> {
         // A strategic merge patch keyed by container name, as `kubectl set image` sends.
