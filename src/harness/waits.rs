@@ -204,23 +204,27 @@ pub(crate) async fn wait(
 /// change it must not act on: a dead or slow controller cannot pass it.
 pub async fn controller_observed(sc: &mut Scenario, timeout: Duration) -> anyhow::Result<()> {
     wait(sc, timeout, clauses::observed_generation(), |t| {
-        let state = state_before(t, t.next_seq());
-        state.sets.iter().find_map(|(set, e)| {
-            let obj = &e.object;
-            if obj.pointer("/metadata/deletionTimestamp").is_some() {
-                return None;
-            }
-            let generation = obj.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
-            let observed = obj
-                .pointer("/status/observedGeneration")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            (observed < generation).then(|| {
-                format!("the controller has not yet observed generation {generation} of {set} (observedGeneration {observed})")
-            })
-        })
+        observation_gap(&state_before(t, t.next_seq()))
     })
     .await
+}
+
+/// A set whose latest generation the controller has not observed yet.
+pub fn observation_gap(state: &State<'_>) -> Option<String> {
+    state.sets.iter().find_map(|(set, e)| {
+        let obj = &e.object;
+        if obj.pointer("/metadata/deletionTimestamp").is_some() {
+            return None;
+        }
+        let generation = obj.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+        let observed = obj
+            .pointer("/status/observedGeneration")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        (observed < generation).then(|| {
+            format!("the controller has not yet observed generation {generation} of {set} (observedGeneration {observed})")
+        })
+    })
 }
 
 /// How long a controller has to make its status say what its pods are once
@@ -829,3 +833,7 @@ pub async fn status_reports(
     })
     .await
 }
+
+#[cfg(test)]
+#[path = "waits_tests.rs"]
+mod tests;

@@ -479,3 +479,40 @@ fn mixing_at_an_intermediate_revision_is_caught() {
     let v = no_mixed_revisions(&t, &clause(), start, "web", None).unwrap_err();
     assert_eq!(v.seq, culprit);
 }
+
+#[test]
+fn the_budget_is_judged_by_the_spec_in_force_at_each_moment() {
+    // Two replicas, one replaced at a time; then scaled to 4 and web-2 and
+    // web-3 created. Judged with the last spec (4 replicas) over the whole
+    // history, web-2 and web-3 would count as missing from the start and
+    // the rollout would break a budget of 1; judged by the spec in force,
+    // it never does, and the scale-up itself takes 2 at once.
+    let mut b = crate::history::fixture::TimelineBuilder::new();
+    b.set_spec("web", serde_json::json!({"replicas": 2}));
+    b.ready_set("web", 2, "r1");
+    let from = b.timeline().next_seq();
+    b.at(1.0).terminate("web-1").delete_pod("web-1");
+    b.create_pod("web-1", "r2").ready("web-1");
+    b.at(2.0)
+        .set_spec("web", serde_json::json!({"replicas": 4}));
+    b.create_pod("web-2", "r2").create_pod("web-3", "r2");
+    let scope = crate::history::SetScope::new("web", 4);
+    let t = b.build();
+    let cut = t
+        .entries()
+        .iter()
+        .find(|e| e.kind == Kind::StatefulSet && e.at >= std::time::Duration::from_secs(2))
+        .map(|e| e.seq)
+        .expect("the scale is recorded");
+    // Before the scale: never more than 1 unavailable.
+    let before: Timeline = {
+        let mut t2 = Timeline::new();
+        for e in t.entries().iter().filter(|e| e.seq < cut) {
+            t2.push(e.clone());
+        }
+        t2
+    };
+    assert!(at_most_unavailable(&before, &clause(), from, &scope, 1).is_ok());
+    // After it, 2 at once (the new replicas not yet ready).
+    assert!(at_most_unavailable(&t, &clause(), from, &scope, 1).is_err());
+}
