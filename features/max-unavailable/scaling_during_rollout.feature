@@ -39,7 +39,7 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
   # covers: M25 M26
   Scenario: OrderedReady with minReadySeconds scaled from 4 to 2 while the condemned web-2 is not ready: web-3 goes first, then web-2
     # rejects: a controller whose first unhealthy pod ignores the condemned pods, so it waits forever for web-2 (the scale-down hang of #123918), or that deletes web-2 before web-3
-    Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady", max unavailable "2", min ready seconds "1" and readiness held by the readiness gate
+    Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady", min ready seconds "1" and readiness held by the readiness gate
     When pods web-0, web-1, web-2, web-3 are made ready in turn as they appear at the update revision
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
     When pod "web-2" is made not ready
