@@ -332,26 +332,38 @@ impl Scenario {
 
     /// Replaces the set's whole spec with `spec` (an update, as a client
     /// that read the set and writes back the spec it holds), keeping
-    /// metadata and status as stored.
+    /// metadata and status as stored. A 409 Conflict (the controller wrote
+    /// the status between the read and the write) is retried with a fresh
+    /// read, as upstream's e2e `updateStatefulSetWithRetries` does; any
+    /// other refusal is returned.
     pub async fn replace_spec(&mut self, name: &str, spec: Value) -> Result<(), RequestError> {
         self.note_change().await;
         let what = format!("replace the spec of {} {name}", self.resource.kind);
         let api = self.sets_api();
-        let current = api
-            .get(name)
-            .await
-            .map_err(|e| RequestError::from_kube(what.clone(), e))?;
-        let mut obj = serde_json::to_value(&current).unwrap_or(Value::Null);
-        obj["spec"] = self.env.profile.to_target(json!({ "spec": spec }))["spec"].clone();
-        let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
-            what: what.clone(),
-            message: e.to_string(),
-            code: None,
-        })?;
-        api.replace(name, &PostParams::default(), &obj)
-            .await
-            .map(|o| self.wrote(Kind::StatefulSet, o.meta()))
-            .map_err(|e| RequestError::from_kube(what, e))
+        let spec = self.env.profile.to_target(json!({ "spec": spec }))["spec"].clone();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let current = api
+                .get(name)
+                .await
+                .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+            let mut obj = serde_json::to_value(&current).unwrap_or(Value::Null);
+            obj["spec"] = spec.clone();
+            let obj: DynamicObject = serde_json::from_value(obj).map_err(|e| RequestError {
+                what: what.clone(),
+                message: e.to_string(),
+                code: None,
+            })?;
+            match api.replace(name, &PostParams::default(), &obj).await {
+                Ok(o) => {
+                    self.wrote(Kind::StatefulSet, o.meta());
+                    return Ok(());
+                }
+                Err(kube::Error::Api(s)) if s.code == 409 && attempts < 10 => continue,
+                Err(e) => return Err(RequestError::from_kube(what, e)),
+            }
+        }
     }
 
     /// Changes the image of the set's first container.
