@@ -61,16 +61,6 @@ pub fn parse_owners(text: &str) -> anyhow::Result<Vec<Owner>> {
         .collect()
 }
 
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::StatefulSet => "StatefulSet",
-        Kind::Pod => "Pod",
-        Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
-        Kind::ControllerRevision => "ControllerRevision",
-        Kind::Event => "Event",
-    }
-}
-
 /// What keeps `claim` from being owned by exactly `want` in `state`: each
 /// wanted owner referenced with the uid it has now (a StatefulSet as the
 /// controller, as upstream's e2e expects), and no other reference.
@@ -107,27 +97,27 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
         let Some(uid) = uid else {
             return Some(format!(
                 "{} {} does not exist (the claim names {})",
-                kind_name(owner.kind),
+                owner.kind.api_kind(),
                 owner.name,
                 describe()
             ));
         };
         let found = refs
             .iter()
-            .find(|r| text(r, "kind") == kind_name(owner.kind) && text(r, "name") == owner.name);
+            .find(|r| text(r, "kind") == owner.kind.api_kind() && text(r, "name") == owner.name);
         match found {
             None => {
                 return Some(format!(
                     "{claim} names {}, not {} {}",
                     describe(),
-                    kind_name(owner.kind),
+                    owner.kind.api_kind(),
                     owner.name
                 ))
             }
             Some(r) if text(r, "uid") != uid => {
                 return Some(format!(
                     "{claim} names {} {} with uid {}, not its current uid {uid}",
-                    kind_name(owner.kind),
+                    owner.kind.api_kind(),
                     owner.name,
                     text(r, "uid")
                 ))
@@ -149,7 +139,7 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
         .filter(|r| {
             !want
                 .iter()
-                .any(|o| text(r, "kind") == kind_name(o.kind) && text(r, "name") == o.name)
+                .any(|o| text(r, "kind") == o.kind.api_kind() && text(r, "name") == o.name)
         })
         .map(|r| format!("{} {}", text(r, "kind"), text(r, "name")))
         .collect();

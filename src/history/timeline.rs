@@ -47,6 +47,17 @@ impl Kind {
             Kind::Event => "event",
         }
     }
+
+    /// The API's `kind` (as in an ownerReference).
+    pub fn api_kind(self) -> &'static str {
+        match self {
+            Kind::Pod => "Pod",
+            Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::ControllerRevision => "ControllerRevision",
+            Kind::Event => "Event",
+        }
+    }
 }
 
 /// What happened to the object in an entry, as a watch reports it.
