@@ -62,7 +62,10 @@ struct Truth {
     created: bool,
 }
 
-fn truth(state: &State<'_>, base: &SetScope, status: &Value) -> Truth {
+/// What the pods of `state` bore out, availability judged by the clock at
+/// `clock` (a status written at some moment may use any pod state it saw
+/// since its previous write, but only the clock of its own writing).
+fn truth(state: &State<'_>, base: &SetScope, status: &Value, clock: Duration) -> Truth {
     let scope = state.scope_of(base);
     let update = status.get("updateRevision").and_then(Value::as_str);
     let current = status.get("currentRevision").and_then(Value::as_str);
@@ -71,7 +74,7 @@ fn truth(state: &State<'_>, base: &SetScope, status: &Value) -> Truth {
         t.replicas += 1;
         if p.ready {
             t.ready += 1;
-            if p.ready_for(state.at, scope.min_ready) {
+            if p.ready_for(clock, scope.min_ready) {
                 t.available += 1;
             }
         }
@@ -139,7 +142,7 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
             "{set} status observed generation {observed}, the set is at generation {generation}"
         ));
     }
-    let t = truth(state, &SetScope::new(set, 1), status);
+    let t = truth(state, &SetScope::new(set, 1), status, state.at);
     let mut gaps = Vec::new();
     for (key, seen) in [
         ("replicas", t.replicas),
@@ -292,7 +295,7 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
         moments.retain(|(at, _)| *at >= opened);
         let truths: Vec<Truth> = moments
             .iter()
-            .map(|(_, s)| truth(s, &base, status))
+            .map(|(_, s)| truth(s, &base, status, e.at))
             .collect();
         let best = |f: fn(&Truth) -> i64| truths.iter().map(f).max().unwrap_or(0);
         let mut lies = Vec::new();
@@ -377,6 +380,39 @@ mod tests {
     fn set_spec(b: &mut TimelineBuilder, replicas: i64, status: Value) {
         b.set_status("web", status);
         let _ = replicas;
+    }
+
+    /// web-0..web-2 available long since, web-3 ready at 12.1 (available
+    /// at 13.1 with minReadySeconds 1), web-2 turns unready at 13.08, and a
+    /// status written at `at` claims `available`.
+    fn race(at: f64, available: i64) -> Result<(), Violation> {
+        let mut b = TimelineBuilder::new();
+        b.set_spec("web", json!({"replicas": 4, "minReadySeconds": 1}));
+        b.ready_set("web", 3, "r1");
+        b.at(12.1).create_pod("web-3", "r1").ready("web-3");
+        b.at(12.8).set_status(
+            "web",
+            json!({"replicas": 4, "readyReplicas": 4, "availableReplicas": 3}),
+        );
+        b.at(13.08).unready("web-2");
+        b.at(at).set_status(
+            "web",
+            json!({"replicas": 4, "readyReplicas": 4, "availableReplicas": available}),
+        );
+        status_truthful(b.timeline(), &Clause::from("t"), "web")
+    }
+
+    #[test]
+    fn availability_is_judged_by_the_clock_of_the_write_over_any_state_since_the_last() {
+        // Written at 13.105 from a view a few milliseconds behind (web-2
+        // still ready) and the clock of 13.105 (web-3 available): true of
+        // what the controller could know.
+        assert!(race(13.105, 4).is_ok());
+        // Written at 12.9, web-3 was not available by any clock yet.
+        let v = race(12.9, 4).expect_err("web-3 is not available at 12.9");
+        assert!(v.message.contains("availableReplicas: 4 (at most 3"), "{v}");
+        // Never 5.
+        assert!(race(13.105, 5).is_err());
     }
 
     #[test]
