@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use cucumber::{given, then, when, Parameter};
 use kepspec::harness::claims as owners;
+use kepspec::history::Kind;
 
 use super::world::KepWorld;
 
@@ -34,12 +35,26 @@ async fn owned_by(w: &mut KepWorld, n: u64, claim: String, want: Owners) -> anyh
     expr = "the PersistentVolumeClaim {string} named pod {string} as an owner before the pod was deleted"
 )]
 async fn owned_before_deleted(w: &mut KepWorld, claim: String, pod: String) -> anyhow::Result<()> {
-    owners::check_owned_before_deleted(w.sc()?, &claim, &pod).await
+    owners::check(
+        w.sc()?,
+        owners::owned_before_deleted,
+        (Kind::Pod, &pod),
+        &claim,
+        &pod,
+    )
+    .await
 }
 
 #[then(expr = "the PersistentVolumeClaim {string} was not deleted before pod {string} was gone")]
 async fn outlived(w: &mut KepWorld, claim: String, pod: String) -> anyhow::Result<()> {
-    owners::check_claim_outlived_pod(w.sc()?, &claim, &pod).await
+    owners::check(
+        w.sc()?,
+        owners::claim_outlived_pod,
+        (Kind::Pod, &pod),
+        &claim,
+        &pod,
+    )
+    .await
 }
 
 #[given(expr = "the PersistentVolumeClaim {string} has the finalizer {string}")]
@@ -76,5 +91,12 @@ async fn delete_claim(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
     expr = "no pod {string} was created while the PersistentVolumeClaim {string} was being deleted"
 )]
 async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> anyhow::Result<()> {
-    owners::check_no_pod_while_claim_deleting(w.sc()?, &claim, &pod).await
+    owners::check(
+        w.sc()?,
+        owners::no_pod_while_claim_deleting,
+        (Kind::PersistentVolumeClaim, &claim),
+        &claim,
+        &pod,
+    )
+    .await
 }

@@ -328,39 +328,22 @@ pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Resu
     Ok(())
 }
 
-/// [`no_pod_while_claim_deleting`] on the scenario's history.
-pub async fn check_no_pod_while_claim_deleting(
-    sc: &mut Scenario,
-    claim: &str,
-    pod: &str,
-) -> anyhow::Result<()> {
-    until_gone_recorded(sc, Kind::PersistentVolumeClaim, claim).await;
-    let t = sc.timeline().await?;
-    let result = no_pod_while_claim_deleting(&t, claim, pod);
-    keep(sc, result)
-}
+/// A claim/pod ordering rule of this module.
+pub type Rule = fn(&Timeline, &str, &str) -> Result<(), Violation>;
 
-/// [`owned_before_deleted`] on the scenario's history.
-pub async fn check_owned_before_deleted(
+/// Judges `rule` for `claim` and `pod` on the scenario's history once the
+/// recorder has seen `gone` deleted (or waited for it in vain): the pod's
+/// and the claim's entries arrive on separate watches.
+pub async fn check(
     sc: &mut Scenario,
+    rule: Rule,
+    gone: (Kind, &str),
     claim: &str,
     pod: &str,
 ) -> anyhow::Result<()> {
-    until_gone_recorded(sc, Kind::Pod, pod).await;
+    until_gone_recorded(sc, gone.0, gone.1).await;
     let t = sc.timeline().await?;
-    let result = owned_before_deleted(&t, claim, pod);
-    keep(sc, result)
-}
-
-/// [`claim_outlived_pod`] on the scenario's history.
-pub async fn check_claim_outlived_pod(
-    sc: &mut Scenario,
-    claim: &str,
-    pod: &str,
-) -> anyhow::Result<()> {
-    until_gone_recorded(sc, Kind::Pod, pod).await;
-    let t = sc.timeline().await?;
-    let result = claim_outlived_pod(&t, claim, pod);
+    let result = rule(&t, claim, pod);
     keep(sc, result)
 }
 
