@@ -336,7 +336,8 @@ async fn metric_reports(
     set: String,
     value: i64,
 ) -> anyhow::Result<()> {
-    waits::metric_reports(w.sc()?, &metric, Some(&set), value as f64, secs(n)).await
+    let exactly = waits::Compare::Exactly;
+    waits::metric_reports(w.sc()?, &metric, Some(&set), exactly, value as f64, secs(n)).await
 }
 
 #[then(expr = "within {int} seconds the controller reports {string} as {int}")]
@@ -346,7 +347,24 @@ async fn metric_reports_overall(
     metric: String,
     value: i64,
 ) -> anyhow::Result<()> {
-    waits::metric_reports(w.sc()?, &metric, None, value as f64, secs(n)).await
+    let exactly = waits::Compare::Exactly;
+    waits::metric_reports(w.sc()?, &metric, None, exactly, value as f64, secs(n)).await
+}
+
+#[then(expr = "within {int} seconds the controller reports {string} as at least {int}")]
+async fn metric_reports_at_least(
+    w: &mut KepWorld,
+    n: u64,
+    metric: String,
+    value: i64,
+) -> anyhow::Result<()> {
+    let at_least = waits::Compare::AtLeast;
+    waits::metric_reports(w.sc()?, &metric, None, at_least, value as f64, secs(n)).await
+}
+
+#[then(expr = "for {int} seconds the controller's {string} does not change")]
+async fn metric_steady(w: &mut KepWorld, n: u64, metric: String) -> anyhow::Result<()> {
+    waits::metric_steady(w.sc()?, &metric, secs(n)).await
 }
 
 #[then(

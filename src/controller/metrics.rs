@@ -24,18 +24,51 @@ pub struct SetGauges {
     pub max_unavailable: i64,
     /// `spec.podManagementPolicy` as stored.
     pub pod_management_policy: String,
+    /// A rollout is under way: the update revision is not yet the current one.
+    pub rolling_out: bool,
 }
 
 /// Upstream's full name of the maxUnavailable gauge.
 pub const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavailable";
 /// Upstream's full name of the unavailable-replicas gauge.
 pub const UNAVAILABLE_REPLICAS: &str = "statefulset_controller_statefulset_unavailable_replicas";
+/// KEP-961's violation counter ("What specific metrics should inform a
+/// rollback?"), under the subsystem of the gauges beside it (upstream
+/// serves no such metric).
+pub const UNAVAILABILITY_VIOLATION: &str =
+    "statefulset_controller_statefulset_unavailability_violation";
+
+/// A set's count of maxUnavailable violations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Violations {
+    /// The last recorded sync found the budget exceeded.
+    violating: bool,
+    /// Times a sync found it exceeded after one that did not.
+    count: u64,
+}
+
+/// KEP-961 counts "the number of times the maxUnavailable condition is
+/// violated (i.e. spec.replicas - availableReplicas > maxUnavailable)". The
+/// KEP does not say what one time is nor whether a set still being created
+/// violates a rolling update's budget; the bundled controller counts each
+/// entry into that state while a rollout is under way (update revision not
+/// yet current), not each sync that finds it, and not a first creation.
+fn violated(before: &Violations, g: &SetGauges) -> Violations {
+    let violating = g.rolling_out && g.unavailable_replicas > g.max_unavailable;
+    Violations {
+        violating,
+        count: before.count + u64::from(violating && !before.violating),
+    }
+}
 
 pub use super::metrics_draft::FORCED_REPLACEMENTS;
 
 #[derive(Debug, Default)]
 struct Inner {
     sets: BTreeMap<(String, String), SetGauges>,
+    violations: BTreeMap<(String, String), Violations>,
+    /// The StatefulSet work queue's metrics.
+    queue: super::metrics_queue::WorkQueue,
     /// The KEP-3541 draft's metrics.
     draft: super::metrics_draft::DraftMetrics,
     reconciles: u64,
@@ -86,6 +119,7 @@ pub fn gauges_of(
             .pod_management_policy
             .clone()
             .unwrap_or_else(|| "OrderedReady".into()),
+        rolling_out: plan.status.update_revision != plan.status.current_revision,
     })
 }
 
@@ -129,9 +163,31 @@ impl Metrics {
     /// Sets a set's gauges.
     pub fn set(&self, namespace: &str, name: &str, gauges: SetGauges) {
         self.with(|m| {
-            m.sets
-                .insert((namespace.to_string(), name.to_string()), gauges);
+            let key = (namespace.to_string(), name.to_string());
+            let v = m.violations.entry(key.clone()).or_default();
+            *v = violated(v, &gauges);
+            m.sets.insert(key, gauges);
         });
+    }
+
+    /// The work queue is asked to sync `key` (`namespace/name`).
+    pub fn queue_add(&self, key: &str) {
+        self.with(|m| m.queue.add(key, std::time::Instant::now()));
+    }
+
+    /// A sync of `key` starts.
+    pub fn queue_started(&self, key: &str) {
+        self.with(|m| m.queue.started(key, std::time::Instant::now()));
+    }
+
+    /// A sync ended after `took`.
+    pub fn queue_done(&self, took: Duration) {
+        self.with(|m| m.queue.done(took));
+    }
+
+    /// `key` is to be synced again after `after`.
+    pub fn queue_retry(&self, key: &str, after: Duration) {
+        self.with(|m| m.queue.retry(key, after, std::time::Instant::now()));
     }
 
     /// Counts one forced replacement (the delete call's outcome, and how
@@ -165,6 +221,8 @@ impl Metrics {
         self.with(|m| {
             let key = (namespace.to_string(), name.to_string());
             m.sets.remove(&key);
+            m.violations.remove(&key);
+            m.queue.forget(&format!("{namespace}/{name}"));
             m.draft.forget(&key);
         });
     }
@@ -197,6 +255,17 @@ impl Metrics {
                 "Current number of unavailable pods in StatefulSet",
                 |g| g.unavailable_replicas,
             );
+            let _ = writeln!(out, "# HELP {UNAVAILABILITY_VIOLATION} [ALPHA] Times a StatefulSet's rolling update had more unavailable replicas than maxUnavailable allows");
+            let _ = writeln!(out, "# TYPE {UNAVAILABILITY_VIOLATION} counter");
+            for ((ns, set), v) in &m.violations {
+                let policy = m.sets.get(&(ns.clone(), set.clone())).map(|g| g.pod_management_policy.as_str()).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{UNAVAILABILITY_VIOLATION}{{pod_management_policy=\"{policy}\",statefulset_name=\"{set}\",statefulset_namespace=\"{ns}\"}} {}",
+                    v.count
+                );
+            }
+            m.queue.render(&mut out);
             m.draft.render(&mut out);
             let _ = writeln!(out, "# HELP statefulset_controller_reconcile_total Syncs performed.");
             let _ = writeln!(out, "# TYPE statefulset_controller_reconcile_total counter");
@@ -268,6 +337,7 @@ mod tests {
                 unavailable_replicas: 2,
                 max_unavailable: 3,
                 pod_management_policy: "Parallel".into(),
+                rolling_out: true,
             },
         );
         m.reconciled(Duration::from_millis(3), false);
@@ -281,6 +351,36 @@ mod tests {
             .contains("statefulset_controller_reconcile_duration_seconds_bucket{le=\"0.005\"} 1"));
         m.forget("ns", "web");
         assert!(!m.render().contains("statefulset_name=\"web\""));
+    }
+
+    #[test]
+    fn a_violation_is_counted_once_per_entry_and_only_during_a_rollout() {
+        let g = |unavailable, rolling_out| SetGauges {
+            unavailable_replicas: unavailable,
+            max_unavailable: 1,
+            pod_management_policy: "OrderedReady".into(),
+            rolling_out,
+        };
+        let count = |m: &Metrics| {
+            crate::harness::scrape::gauge(
+                &m.render(),
+                "statefulset_unavailability_violation",
+                "ns",
+                "web",
+            )
+        };
+        let m = Metrics::default();
+        // A first creation: three missing of three, no rollout.
+        m.set("ns", "web", g(3, false));
+        assert_eq!(count(&m), Some(0.0));
+        m.set("ns", "web", g(1, true));
+        m.set("ns", "web", g(2, true));
+        m.set("ns", "web", g(2, true));
+        m.set("ns", "web", g(3, true));
+        assert_eq!(count(&m), Some(1.0));
+        m.set("ns", "web", g(1, true));
+        m.set("ns", "web", g(2, true));
+        assert_eq!(count(&m), Some(2.0));
     }
 
     #[test]
@@ -305,6 +405,7 @@ mod tests {
                 unavailable_replicas: 1,
                 max_unavailable: 2,
                 pod_management_policy: "OrderedReady".into(),
+                rolling_out: true,
             })
         );
         let off = world.gates(ControllerGates {
@@ -325,6 +426,7 @@ mod tests {
                 unavailable_replicas: 0,
                 max_unavailable: 1,
                 pod_management_policy: "OrderedReady".into(),
+                rolling_out: false,
             },
         );
         let stop = CancellationToken::new();

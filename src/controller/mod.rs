@@ -15,6 +15,7 @@ pub mod freshness;
 pub mod leader;
 pub mod metrics;
 pub mod metrics_draft;
+pub mod metrics_queue;
 pub mod plan;
 pub mod pods;
 pub mod revision;

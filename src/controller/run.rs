@@ -250,11 +250,16 @@ pub async fn run(
     .map_ok(|_: PersistentVolumeClaim| None)
     .boxed();
 
+    let queue_metrics = opts.metrics.clone();
     let queue = stream::select_all(vec![set_queue, pod_queue, revision_queue, claim_queue])
-        .try_filter_map(|r| future::ready(Ok(r)));
+        .try_filter_map(|r| future::ready(Ok(r)))
+        .inspect_ok(move |r: &ObjectRef<DynamicObject>| {
+            let ns = r.namespace.as_deref().unwrap_or_default();
+            queue_metrics.queue_add(&format!("{ns}/{}", r.name));
+        });
     let config = controller::Config::default().concurrency(opts.concurrency);
     let applier = controller::applier(
-        |set, ctx| Box::pin(sync(set, ctx)),
+        |set, ctx| Box::pin(reconcile(set, ctx)),
         error_policy,
         ctx.clone(),
         sets,
@@ -294,16 +299,42 @@ pub async fn run_elected(
     super::leader::run(client, election, cancel, lead).await
 }
 
-fn error_policy(_set: Arc<DynamicObject>, err: &SyncError, _ctx: Arc<Context>) -> Requeue {
+/// How long after a failed sync the set is synced again.
+const RETRY_AFTER: Duration = Duration::from_millis(250);
+
+fn error_policy(set: Arc<DynamicObject>, err: &SyncError, ctx: Arc<Context>) -> Requeue {
     tracing::info!(%err, "sync failed, retrying");
-    Requeue::requeue(Duration::from_millis(250))
+    ctx.opts.metrics.queue_retry(&key_of(&set), RETRY_AFTER);
+    Requeue::requeue(RETRY_AFTER)
+}
+
+/// When to sync a set again without a change: `None` waits for one.
+type Again = Option<Duration>;
+
+/// One sync, as the work queue sees it: the key leaves the queue, the sync
+/// runs, and a requested look-again is a delayed re-add (a failure's is
+/// recorded by [`error_policy`]).
+async fn reconcile(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, SyncError> {
+    let key = key_of(&set);
+    let metrics = ctx.opts.metrics.clone();
+    metrics.queue_started(&key);
+    let started = std::time::Instant::now();
+    let result = sync(set, ctx).await;
+    metrics.queue_done(started.elapsed());
+    Ok(match result? {
+        Some(after) => {
+            metrics.queue_retry(&key, after);
+            Requeue::requeue(after)
+        }
+        None => Requeue::await_change(),
+    })
 }
 
 fn key_of(set: &DynamicObject) -> String {
     format!("{}/{}", set.namespace().unwrap_or_default(), set.name_any())
 }
 
-async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, SyncError> {
+async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Again, SyncError> {
     // Never decide on an empty cache: a pod missing from it would look gone.
     ctx.pods.wait_until_ready().await.ok();
     ctx.claims.wait_until_ready().await.ok();
@@ -311,7 +342,7 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
 
     let key = key_of(&set);
     if set.metadata.deletion_timestamp.is_some() {
-        return Ok(Requeue::await_change());
+        return Ok(None);
     }
     let started = std::time::Instant::now();
     let expected = ctx
@@ -333,7 +364,7 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
             ctx.opts.metrics.stale_skip();
             // The watch event that brings the cache up to date queues the set
             // again; the timer is only a safety net.
-            return Ok(Requeue::requeue(Duration::from_secs(1)));
+            return Ok(Some(Duration::from_secs(1)));
         }
         CacheState::Overdue => {
             // A watch that lags (or can never deliver what was expected):
@@ -341,7 +372,7 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, Syn
             ctx.opts.metrics.consistent_read();
             match View::consistent(&ctx.client, &ctx.opts.resource, &set).await {
                 Ok(Some((set, view))) => sync_fresh(&set, view, &ctx, &key).await,
-                Ok(None) => return Ok(Requeue::await_change()),
+                Ok(None) => return Ok(None),
                 Err(e) => Err(e.into()),
             }
         }
@@ -357,7 +388,7 @@ async fn sync_fresh(
     view: View,
     ctx: &Context,
     key: &str,
-) -> Result<Requeue, SyncError> {
+) -> Result<Again, SyncError> {
     let key = key.to_string();
 
     let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
@@ -447,7 +478,7 @@ async fn sync_fresh(
                 label_selector: None,
             };
             execute::write_status(&target, &status).await?;
-            return Ok(Requeue::await_change());
+            return Ok(None);
         }
     };
     ctx.opts.implementation.adjust(&typed, &gates, &mut plan);
@@ -533,8 +564,5 @@ async fn sync_fresh(
         expected.insert(key, (f, std::time::Instant::now()));
     }
     result?;
-    Ok(match plan.requeue_after {
-        Some(after) => Requeue::requeue(after),
-        None => Requeue::await_change(),
-    })
+    Ok(plan.requeue_after)
 }

@@ -203,6 +203,22 @@ pub fn max_unavailable_metrics() -> Clause {
     )
 }
 
+/// KEP-961's SLIs: the StatefulSet work queue's metrics.
+pub fn workqueue_metrics() -> Clause {
+    Clause::new(
+        "KEP-961 What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service?",
+        "Counts the total number of retries for StatefulSet update operations within the work queue.",
+    )
+}
+
+/// KEP-961's rollback signal: violations of maxUnavailable.
+pub fn unavailability_violation() -> Clause {
+    Clause::new(
+        "KEP-961 What specific metrics should inform a rollback?",
+        "Ths metric reflects the number of times the maxUnavailable condition is violated (i.e. spec.replicas - availableReplicas > maxUnavailable).",
+    )
+}
+
 /// Once the pods stop changing, the status says exactly what they are.
 pub fn status_settles() -> Clause {
     Clause::new(

@@ -341,6 +341,45 @@ pub async fn pod_field(
     .await
 }
 
+/// How a metric's value is compared with the one wanted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    /// Equal to it.
+    Exactly,
+    /// Equal to it or more.
+    AtLeast,
+}
+
+/// The clause a metric's check encodes, by the metric's name.
+fn metric_clause(metric: &str) -> crate::history::Clause {
+    if metric.starts_with("statefulset_max_unavailable")
+        || metric.starts_with("statefulset_unavailable_replicas")
+    {
+        clauses::max_unavailable_metrics()
+    } else if metric.starts_with("statefulset_unavailability_violation") {
+        clauses::unavailability_violation()
+    } else if metric.starts_with("workqueue_") {
+        clauses::workqueue_metrics()
+    } else {
+        clauses::enforced_metrics()
+    }
+}
+
+/// The value of `metric` (of `set`, in the scenario's namespace), or why
+/// there is none.
+fn metric_value(
+    text: Option<String>,
+    metric: &str,
+    of: Option<(&str, &str)>,
+) -> Result<f64, String> {
+    let whose = of.map(|(_, s)| format!(" of {s}")).unwrap_or_default();
+    let Some(text) = text else {
+        return Err("the controller's metrics cannot be read on this target".into());
+    };
+    super::scrape::sample(&text, metric, of)
+        .ok_or_else(|| format!("the controller reports no {metric}{whose}"))
+}
+
 /// Waits until the controller's metrics report `want` for `metric` of
 /// `set` (the metrics are read at every re-judgement: they change without
 /// an object changing).
@@ -348,35 +387,65 @@ pub async fn metric_reports(
     sc: &mut Scenario,
     metric: &str,
     set: Option<&str>,
+    compare: Compare,
     want: f64,
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let env = sc.env.clone();
     let namespace = sc.namespace.clone();
     let (metric, set) = (metric.to_string(), set.map(str::to_string));
-    let clause = if metric.starts_with("statefulset_max_unavailable")
-        || metric.starts_with("statefulset_unavailable_replicas")
-    {
-        clauses::max_unavailable_metrics()
-    } else {
-        clauses::enforced_metrics()
-    };
-    wait(sc, timeout, clause, move |_| {
-        let Some(text) = env.controller_metrics() else {
-            return Some("the controller's metrics cannot be read on this target".into());
-        };
+    wait(sc, timeout, metric_clause(&metric), move |_| {
         let of = set.as_deref().map(|s| (namespace.as_str(), s));
         let whose = set
             .as_deref()
             .map(|s| format!(" of {s}"))
             .unwrap_or_default();
-        match super::scrape::sample(&text, &metric, of) {
-            Some(v) if (v - want).abs() < f64::EPSILON => None,
-            Some(v) => Some(format!("the controller reports {metric}{whose} as {v}")),
-            None => Some(format!("the controller reports no {metric}{whose}")),
+        match metric_value(env.controller_metrics(), &metric, of) {
+            Err(why) => Some(why),
+            Ok(v) if compare == Compare::Exactly && (v - want).abs() < f64::EPSILON => None,
+            Ok(v) if compare == Compare::AtLeast && v >= want => None,
+            Ok(v) => Some(format!("the controller reports {metric}{whose} as {v}")),
         }
     })
     .await
+}
+
+/// Checks that `metric` keeps its value for `period`, read every quarter
+/// second (a counter that settles: nothing left to retry).
+pub async fn metric_steady(
+    sc: &mut Scenario,
+    metric: &str,
+    period: Duration,
+) -> anyhow::Result<()> {
+    let read = |sc: &Scenario| metric_value(sc.env.controller_metrics(), metric, None);
+    let mut gap = read(sc).err();
+    if gap.is_none() {
+        let first = read(sc).unwrap_or_default();
+        let until = tokio::time::Instant::now() + period;
+        while gap.is_none() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            gap = match read(sc) {
+                Err(why) => Some(why),
+                Ok(now) if (now - first).abs() >= f64::EPSILON => Some(format!(
+                    "{metric} changed from {first} to {now} within {:.0}s",
+                    period.as_secs_f64()
+                )),
+                Ok(_) => None,
+            };
+        }
+    }
+    let Some(gap) = gap else {
+        return Ok(());
+    };
+    let t = sc.timeline().await?;
+    let v = Violation::at_entry(
+        &t,
+        &metric_clause(metric),
+        t.next_seq().saturating_sub(1),
+        Breach::new(gap, vec![]),
+    );
+    sc.last_violation = Some(v.clone());
+    Err(anyhow::anyhow!("{v}"))
 }
 
 /// Waits until a pod's container waits with the given reason.
