@@ -25,6 +25,11 @@ impl std::str::FromStr for Owners {
     }
 }
 
+#[then(expr = "every PersistentVolumeClaim of {string} names the cluster's default StorageClass")]
+async fn default_storage_class(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kepspec::harness::storage::default_class(w.sc()?, &set).await
+}
+
 #[then(expr = "within {int} seconds the PersistentVolumeClaim {string} is owned by {owners}")]
 async fn owned_by(w: &mut KepWorld, n: u64, claim: String, want: Owners) -> anyhow::Result<()> {
     let want = owners::parse_owners(&want.0)?;

@@ -9,7 +9,8 @@ Feature: Stable identity: names, hostnames, labels and claims
   spec.hostname = pod name, spec.subdomain = serviceName."; "PVC name <claim
   template name>-<set>-<ordinal>, labels = template labels + selector
   matchLabels"; ".spec.ordinals.start shifts the range to [start,
-  start+replicas)." The controller keeps that identity: upstream's
+  start+replicas)." "Stable Storage": "If no StorageClass is specified,
+  then the default StorageClass will be used." The controller keeps that identity: upstream's
   processReplica compares every pod with its identity on each sync and
   updates a pod whose labels no longer match (pkg/controller/statefulset,
   identityMatches and UpdateStatefulPod), in place.
@@ -25,6 +26,7 @@ Feature: Stable identity: names, hostnames, labels and claims
   # cite: upstream-statefulset-facts.md | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
   # cite: upstream-statefulset-facts.md | Identity | "PVC name <claim template name>-<set>-<ordinal>, labels = template labels + selector matchLabels"
   # cite: upstream-statefulset-facts.md | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
+  # cite: statefulset-concepts.txt | Stable Storage | "If no StorageClass is specified, then the default StorageClass will be used."
   # cite: statefulset-concepts.txt | Ordinal Index | "each Pod in the StatefulSet will be assigned an integer ordinal, from 0 up through N-1, that is unique over the Set."
 
   # covers: C2 C3 C4 C5 C6 K2
@@ -97,3 +99,14 @@ Feature: Stable identity: names, hostnames, labels and claims
     Then pod "web-0" has "/spec/subdomain" set to "nginx"
     And pod "web-1" has "/spec/subdomain" set to "nginx"
     And pod "web-1" has "/spec/hostname" set to "web-1"
+
+  # covers: C7
+  Scenario: claims of a template that names no storage class get the cluster's default class
+    Stable Storage: "If no StorageClass is specified, then the default
+    StorageClass will be used." kube-apiserver's DefaultStorageClass
+    admission fills it in when a claim is created without
+    spec.storageClassName; kind installs the default class standard. A
+    controller that writes an empty class takes the default away.
+    Given a StatefulSet "web" with 2 replicas and a volume claim "data"
+    And all pods of "web" are running and ready
+    Then every PersistentVolumeClaim of "web" names the cluster's default StorageClass

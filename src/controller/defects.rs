@@ -134,6 +134,10 @@ pub enum Defect {
     /// KEP-3541 Phase 3: creates a Recreate's new pods one at a time, each
     /// after its predecessor is ready, under Parallel too.
     RecreateIgnoresParallel,
+    /// Stable storage: writes `storageClassName: ""` on a claim whose
+    /// template names no class (a zero value for an unset pointer), which
+    /// asks for no class and keeps the cluster's default away.
+    EmptyStorageClass,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -163,7 +167,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 48] = [
+    pub const ALL: [(&'static str, Defect); 49] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -217,6 +221,7 @@ impl Defect {
         ("redelete-terminating", Defect::RedeleteTerminating),
         ("subdomain-is-set-name", Defect::SubdomainIsSetName),
         ("recreate-ignores-parallel", Defect::RecreateIgnoresParallel),
+        ("empty-storage-class", Defect::EmptyStorageClass),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -410,6 +415,7 @@ pub fn distort_input(
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
         | Defect::SubdomainIsSetName
+        | Defect::EmptyStorageClass
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -661,6 +667,15 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             // of condemned pods go first.
             plan.actions
                 .sort_by_key(|a| matches!(a, Action::UpdateClaim(_)));
+        }
+        Defect::EmptyStorageClass => {
+            for a in &mut plan.actions {
+                if let Action::CreateClaim { claim, .. } = a {
+                    if let Some(spec) = claim.spec.as_mut() {
+                        spec.storage_class_name.get_or_insert_with(String::new);
+                    }
+                }
+            }
         }
         Defect::SubdomainIsSetName => {
             let name = set.metadata.name.clone();

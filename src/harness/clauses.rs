@@ -203,6 +203,14 @@ pub fn max_unavailable_metrics() -> Clause {
     )
 }
 
+/// The StatefulSet concepts page: a claim without a class gets the default.
+pub fn default_storage_class() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Stable Storage",
+        "If no StorageClass is specified, then the default StorageClass will be used.",
+    )
+}
+
 /// KEP-961's SLIs: the StatefulSet work queue's metrics.
 pub fn workqueue_metrics() -> Clause {
     Clause::new(

@@ -34,6 +34,7 @@ pub mod scenario;
 pub mod scrape;
 pub mod setspec;
 pub mod staging;
+pub mod storage;
 pub mod verdict;
 pub mod waits;
 

@@ -64,6 +64,7 @@ pub mod resources;
 pub mod selector;
 pub mod stale;
 pub mod status;
+pub mod storage_class;
 pub mod store;
 pub mod structural;
 pub mod typed;
@@ -164,6 +165,13 @@ fn seed_namespaces(store: &Store) -> anyhow::Result<()> {
             )
         })
         .map_err(|e| anyhow::anyhow!("seeding the kubernetes Service: {e}"))?;
+    let classes = resources::find(store, "storage.k8s.io", "v1", "storageclasses")
+        .context("storageclasses resource")?;
+    store
+        .transact(|t| {
+            objects::create_in(t, &classes, "", storage_class::kind_default(), None, false)
+        })
+        .map_err(|e| anyhow::anyhow!("seeding the default StorageClass: {e}"))?;
     Ok(())
 }
 

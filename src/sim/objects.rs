@@ -395,6 +395,15 @@ pub fn create_in(
                 txn.get(&ObjKey::new(&accounts, ns, a)).is_some()
             })?;
         }
+        if info.group.is_empty() && info.plural == "persistentvolumeclaims" {
+            let classes = super::storage_class::storage_classes();
+            super::storage_class::admit_claim(&mut obj, || {
+                txn.list(&classes, None)
+                    .into_iter()
+                    .map(|(_, c)| c)
+                    .collect()
+            });
+        }
     }
     let key = ObjKey::new(&info.gr(), ns, &name);
     if txn.get(&key).is_some() {

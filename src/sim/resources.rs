@@ -208,6 +208,16 @@ const BUILTINS: &[Builtin] = &[
         all: false,
     },
     Builtin {
+        group: "storage.k8s.io",
+        plural: "storageclasses",
+        kind: "StorageClass",
+        namespaced: false,
+        short: &["sc"],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
         group: "coordination.k8s.io",
         plural: "leases",
         kind: "Lease",
