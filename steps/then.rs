@@ -163,6 +163,20 @@ async fn had_condition(
     checks::condition_seen(w.sc()?, &set, &type_, &status, &reason).await
 }
 
+#[then(
+    expr = "from the moment the controller observed the change, every status of {string} carried a Progressing condition"
+)]
+async fn progressing_throughout(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kepspec::harness::conditions::progressing_throughout(w.sc()?, &set).await
+}
+
+#[then(
+    expr = "from the moment the controller observed the change, no status of {string} carried a Progressing condition"
+)]
+async fn progressing_absent(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kepspec::harness::conditions::progressing_absent(w.sc()?, &set).await
+}
+
 #[then(expr = "the event {string} was recorded for {string} at most {int} time(s)")]
 async fn event_at_most(
     w: &mut KepWorld,

@@ -65,6 +65,11 @@ async fn scale_subresource(w: &mut KepWorld, set: String, replicas: i32) -> anyh
     Ok(w.sc()?.scale_subresource(&set, replicas).await?)
 }
 
+#[when(expr = "the manifest of {string} is applied again, as kubectl apply does")]
+async fn apply_again(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.apply_again(&set).await?)
+}
+
 #[when(expr = "{string} is scaled to {int} replica(s)")]
 async fn scale(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
     Ok(w.sc()?.scale(&set, replicas).await?)

@@ -20,7 +20,9 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   or by "a HorizontalPodAutoscaler (or any similar API for horizontal
   scaling)", both of which go through the set's scale subresource, which
   upstream's conformance test E14 (coverage/upstream-tests.yaml) reads and
-  writes.
+  writes. And "applying that manifest overwrites the manual scaling that you
+  previously did": `kubectl apply -f` puts back every field its manifest
+  sets that someone changed since, replicas too, and the controller follows.
 
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
   # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
@@ -29,6 +31,7 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it"
   # cite: statefulset-concepts.txt | Replicas | "via kubectl scale statefulset statefulset --replicas=X"
   # cite: statefulset-concepts.txt | Replicas | "a HorizontalPodAutoscaler (or any similar API for horizontal scaling)"
+  # cite: statefulset-concepts.txt | Replicas | "applying that manifest overwrites the manual scaling that you previously did"
   # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   # covers: R46 C2 C14 C16 E11
@@ -118,6 +121,17 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     And within 30 seconds pod "web-1" of "web" runs the update revision and is ready
     When the finalizer "kepspec.io/hold" is removed from pod "web-0"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+
+  # covers: C50
+  Scenario: applying the manifest again overwrites a manual scale
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    When "web" is scaled to 4 replicas through its scale subresource
+    Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    When the manifest of "web" is applied again, as kubectl apply does
+    Then the StatefulSet "web" has "/spec/replicas" set to "2"
+    And within 60 seconds the status of "web" reports 2 replicas, 2 of them ready
+    And pods were deleted in the order web-3, web-2
 
   # covers: E14
   Scenario: the scale subresource reads and sets the replicas

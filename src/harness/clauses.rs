@@ -27,6 +27,22 @@ pub fn progressing_condition() -> Clause {
     )
 }
 
+/// KEP-3541 Goal 6: a Progressing condition for every strategy.
+pub fn progressing_every_strategy() -> Clause {
+    Clause::new(
+        "KEP-3541 Goals",
+        "Add Progressing state condition to StatefulSet status for all strategies",
+    )
+}
+
+/// Upstream sets the Progressing condition for Recreate only.
+pub fn progressing_recreate_only() -> Clause {
+    Clause::new(
+        "calibration-facts, Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187)",
+        "Review asked to drop RollingUpdate/OnDelete `Progressing` reasons; the general proposal to add a Progressing condition for every strategy (#133696) was closed unmerged.",
+    )
+}
+
 /// The rollout reaches every replica at the update revision.
 pub fn rollout_completes() -> Clause {
     Clause::new(

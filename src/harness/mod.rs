@@ -2,6 +2,7 @@
 //! independent of cucumber. Steps (in `steps/`) only parse words and call
 //! these functions.
 
+pub mod apply;
 pub mod artifacts;
 pub mod checks;
 #[cfg(test)]
@@ -12,6 +13,7 @@ pub mod clauses;
 pub mod collector;
 pub mod commands;
 pub mod comparison;
+pub mod conditions;
 pub mod context;
 pub mod coverage;
 pub mod deviations;

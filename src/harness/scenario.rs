@@ -330,6 +330,34 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("patch {} {name}", self.resource.kind), e))
     }
 
+    /// Applies the manifest the set was created from again, as `kubectl
+    /// apply -f` does: a merge patch of every field whose live value
+    /// differs from it (see `apply`); nothing is sent when none does.
+    pub async fn apply_again(&mut self, name: &str) -> Result<(), RequestError> {
+        let what = format!("apply the manifest of {} {name} again", self.resource.kind);
+        let Some(spec) = self.sets.get(name) else {
+            return Err(RequestError {
+                what,
+                message: format!("{name} was not created from a manifest by this scenario"),
+                code: None,
+            });
+        };
+        let manifest = spec.to_object();
+        let live = self
+            .sets_api()
+            .get(name)
+            .await
+            .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+        let live = self
+            .env
+            .profile
+            .from_target(serde_json::to_value(&live).unwrap_or(Value::Null));
+        match super::apply::changed_fields(&manifest, &live) {
+            Some(patch) => self.patch_set(name, patch).await,
+            None => Ok(()),
+        }
+    }
+
     /// Replaces the set's whole spec with `spec` (an update, as a client
     /// that read the set and writes back the spec it holds), keeping
     /// metadata and status as stored. A 409 Conflict (the controller wrote

@@ -1,0 +1,107 @@
+//! KEP-3541, Goal 6: "Add Progressing state condition to StatefulSet status
+//! for all strategies". The KEP names reasons only for Recreate, so these
+//! checks read whether the condition is there, not what it says (status
+//! truth judges a completion reason wherever one is reported).
+//!
+//! Upstream v1.37 sets it for Recreate only (calibration-facts: review
+//! dropped the RollingUpdate and OnDelete reasons, and the proposal for every
+//! strategy, kubernetes#133696, closed unmerged); its profile declares that
+//! as the deviation `progressing-for-recreate-only`, which
+//! [`progressing_absent`] checks.
+
+#![allow(clippy::result_large_err)]
+
+use serde_json::Value;
+
+use super::checks::keep;
+use super::clauses;
+use super::scenario::Scenario;
+use crate::history::checks::{Breach, Violation};
+use crate::history::{Clause, Kind, Timeline};
+
+/// Whether a recorded set carries a `Progressing` condition.
+fn has_progressing(set: &Value) -> bool {
+    set.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Progressing"))
+}
+
+/// The first entry of `set` after `from` whose status reports the set's
+/// latest generation observed: from there on, a controller has seen the
+/// last change.
+fn observed_latest(t: &Timeline, set: &str, from: u64) -> Option<u64> {
+    let versions: Vec<_> = t.of_object(Kind::StatefulSet, set).collect();
+    let latest = versions
+        .last()?
+        .object
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)?;
+    versions
+        .iter()
+        .filter(|e| e.seq >= from)
+        .find(|e| {
+            e.object
+                .pointer("/status/observedGeneration")
+                .and_then(Value::as_i64)
+                .is_some_and(|g| g >= latest)
+        })
+        .map(|e| e.seq)
+}
+
+/// Judges every version of `set` from the one that observed its latest
+/// generation to the end with `breach` (None: fine).
+fn judge(
+    t: &Timeline,
+    clause: &Clause,
+    set: &str,
+    from: u64,
+    breach: impl Fn(&Value) -> Option<String>,
+) -> Result<(), Violation> {
+    let Some(start) = observed_latest(t, set, from) else {
+        return Err(Violation::at_entry(
+            t,
+            clause,
+            t.next_seq().saturating_sub(1),
+            Breach::new(
+                format!("{set} never reported its latest generation observed"),
+                vec![],
+            ),
+        ));
+    };
+    for e in t
+        .of_object(Kind::StatefulSet, set)
+        .filter(|e| e.seq >= start)
+    {
+        if let Some(why) = breach(&e.object) {
+            return Err(Violation::at_entry(
+                t,
+                clause,
+                e.seq,
+                Breach::new(why, vec![]),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// From the moment the controller observed the change to the end, every
+/// recorded version of `set` carries a `Progressing` condition.
+pub async fn progressing_throughout(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = judge(&t, &clauses::progressing_every_strategy(), set, from, |o| {
+        (!has_progressing(o)).then(|| format!("{set} reports no Progressing condition"))
+    });
+    keep(sc, result)
+}
+
+/// Upstream's declared alternative: from the change on, no recorded
+/// version of `set` carries a `Progressing` condition.
+pub async fn progressing_absent(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = judge(&t, &clauses::progressing_recreate_only(), set, from, |o| {
+        has_progressing(o).then(|| format!("{set} reports a Progressing condition"))
+    });
+    keep(sc, result)
+}
