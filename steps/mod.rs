@@ -10,6 +10,7 @@ pub mod comparison;
 pub mod faults;
 pub mod given;
 pub mod kruise;
+pub mod ownership;
 pub mod requests;
 pub mod skew;
 pub mod then;

@@ -138,6 +138,9 @@ pub enum Defect {
     /// template names no class (a zero value for an unset pointer), which
     /// asks for no class and keeps the cluster's default away.
     EmptyStorageClass,
+    /// Adoption: neither adopts orphans nor releases pods it no longer
+    /// matches; sees only what it already controls.
+    NoAdoption,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -167,7 +170,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 49] = [
+    pub const ALL: [(&'static str, Defect); 50] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -222,6 +225,7 @@ impl Defect {
         ("subdomain-is-set-name", Defect::SubdomainIsSetName),
         ("recreate-ignores-parallel", Defect::RecreateIgnoresParallel),
         ("empty-storage-class", Defect::EmptyStorageClass),
+        ("no-adoption", Defect::NoAdoption),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -416,6 +420,7 @@ pub fn distort_input(
         | Defect::IgnoreClaimDeletion
         | Defect::SubdomainIsSetName
         | Defect::EmptyStorageClass
+        | Defect::NoAdoption
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit

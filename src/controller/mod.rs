@@ -6,6 +6,7 @@
 //! requeues, feature gates) with [`freshness`] (never deciding on a cache
 //! older than its own writes) and [`view`] (what a sync decides on).
 
+pub mod adoption;
 pub mod behave;
 #[cfg(feature = "defects")]
 pub mod defects;

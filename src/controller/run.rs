@@ -89,6 +89,9 @@ pub enum SyncError {
     /// The set could not be read as a StatefulSet.
     #[error("cannot read {0} as a StatefulSet: {1}")]
     Decode(String, serde_json::Error),
+    /// The set is not the one whose cache entry asked to adopt.
+    #[error("{0}")]
+    Adoption(String),
 }
 
 fn rv_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
@@ -127,12 +130,15 @@ fn watcher_config() -> watcher::Config {
     config
 }
 
-/// Queue entries for the set that controls an object, if any.
+/// Queue entries for the set that controls an object, or, for an orphan,
+/// for every set whose selector matches it (upstream's `addPod` and
+/// `updatePod` enqueue those, so that one of them adopts it).
 fn owner_stream<K>(
     writer: reflector::store::Writer<K>,
     api: Api<K>,
     ar: ApiResource,
     observe: impl Fn(Observation) + Send + 'static,
+    orphan_of: impl Fn(&K) -> Vec<ObjectRef<DynamicObject>> + Send + 'static,
 ) -> Queue
 where
     K: Resource<DynamicType = ()>
@@ -149,11 +155,11 @@ where
             let obj = match event {
                 watcher::Event::Init => {
                     observe(Observation::RelistStarted);
-                    return None;
+                    return Vec::new();
                 }
                 watcher::Event::InitDone => {
                     observe(Observation::RelistDone);
-                    return None;
+                    return Vec::new();
                 }
                 watcher::Event::Apply(o)
                 | watcher::Event::Delete(o)
@@ -161,16 +167,44 @@ where
             };
             observe(Observation::Object(rv_of(obj.meta())));
             let ns = obj.namespace().unwrap_or_default();
-            obj.owner_references()
-                .iter()
-                .find(|r| {
-                    r.controller == Some(true)
-                        && r.kind == ar.kind
-                        && r.api_version == ar.api_version
-                })
-                .map(|r| ObjectRef::new_with(&r.name, ar.clone()).within(&ns))
+            let refs = obj.owner_references();
+            match refs.iter().find(|r| r.controller == Some(true)) {
+                Some(r) if r.kind == ar.kind && r.api_version == ar.api_version => {
+                    vec![ObjectRef::new_with(&r.name, ar.clone()).within(&ns)]
+                }
+                Some(_) => Vec::new(),
+                None => orphan_of(&obj),
+            }
         })
+        .map_ok(|refs| stream::iter(refs.into_iter().map(|r| Ok(Some(r)))))
+        .try_flatten()
         .boxed()
+}
+
+/// The sets in `sets` whose selector matches an object's labels in its
+/// namespace.
+fn matching_sets(
+    sets: &Store<DynamicObject>,
+    ar: &ApiResource,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Vec<ObjectRef<DynamicObject>> {
+    let labels: Option<serde_json::Map<String, serde_json::Value>> =
+        meta.labels.as_ref().map(|l| {
+            l.iter()
+                .map(|(k, v)| (k.clone(), v.clone().into()))
+                .collect()
+        });
+    let ns = meta.namespace.clone().unwrap_or_default();
+    sets.state()
+        .iter()
+        .filter(|s| s.namespace().as_deref() == Some(ns.as_str()))
+        .filter(|s| {
+            s.data["spec"]["selector"]
+                .as_object()
+                .is_some_and(|sel| crate::sim::admission::selector::matches(sel, labels.as_ref()))
+        })
+        .map(|s| ObjectRef::from_obj_with(s.as_ref(), ar.clone()))
+        .collect()
 }
 
 /// Runs the controller until `cancel` fires.
@@ -227,18 +261,22 @@ pub async fn run(
         })
         .boxed();
     let ctx_pods = ctx.clone();
+    let (sets_of_pod, pod_ar) = (sets.clone(), ar.clone());
     let pod_queue = owner_stream(
         pods_writer,
         namespaced(&client, ns.as_deref()),
         ar.clone(),
         move |o| ctx_pods.seen.pods.observe(o),
+        move |p: &Pod| matching_sets(&sets_of_pod, &pod_ar, &p.metadata),
     );
     let ctx_revs = ctx.clone();
+    let (sets_of_rev, rev_ar) = (sets.clone(), ar.clone());
     let revision_queue = owner_stream(
         revisions_writer,
         namespaced(&client, ns.as_deref()),
         ar.clone(),
         move |o| ctx_revs.seen.revisions.observe(o),
+        move |r: &ControllerRevision| matching_sets(&sets_of_rev, &rev_ar, &r.metadata),
     );
     // Claims never trigger a sync; their cache only has to be filled.
     let claim_queue: Queue = reflector::reflector(
@@ -390,6 +428,7 @@ async fn sync_fresh(
     key: &str,
 ) -> Result<Again, SyncError> {
     let key = key.to_string();
+    let view = super::adoption::claim(&ctx.client, &ctx.opts.resource, set, view).await?;
 
     let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
     ctx.opts.fields.from_target(&mut raw);

@@ -15,11 +15,12 @@ use super::execute::ActionError;
 
 /// The objects a sync decides on, besides the set.
 pub struct View {
-    /// The set's pods (controlled by it).
+    /// The set's pods (controlled by it), and until [`super::adoption::claim`]
+    /// ran, the namespace's orphans too.
     pub pods: Vec<Pod>,
     /// The claims in the set's namespace.
     pub claims: Vec<PersistentVolumeClaim>,
-    /// The set's revisions (controlled by it).
+    /// The set's revisions (controlled by it), and orphans as for pods.
     pub revisions: Vec<ControllerRevision>,
 }
 
@@ -29,8 +30,15 @@ pub fn controlled_by(uid: &str, refs: &[OwnerReference]) -> bool {
         .any(|r| r.controller == Some(true) && r.uid == uid)
 }
 
+/// Whether `refs` name the object with `uid` as controller, or no
+/// controller at all (an orphan the set may adopt).
+fn controlled_by_or_orphan(uid: &str, refs: &[OwnerReference]) -> bool {
+    controlled_by(uid, refs) || !refs.iter().any(|r| r.controller == Some(true))
+}
+
 impl View {
-    /// Keeps the set's own pods and revisions and the claims of its namespace.
+    /// Keeps the set's own pods and revisions, the orphans among them, and
+    /// the claims of its namespace.
     pub fn of_set(
         set: &DynamicObject,
         pods: impl Iterator<Item = Pod>,
@@ -42,11 +50,15 @@ impl View {
         let here = |o: Option<String>| o.as_deref() == Some(ns.as_str());
         View {
             pods: pods
-                .filter(|p| here(p.namespace()) && controlled_by(&uid, p.owner_references()))
+                .filter(|p| {
+                    here(p.namespace()) && controlled_by_or_orphan(&uid, p.owner_references())
+                })
                 .collect(),
             claims: claims.filter(|c| here(c.namespace())).collect(),
             revisions: revisions
-                .filter(|r| here(r.namespace()) && controlled_by(&uid, r.owner_references()))
+                .filter(|r| {
+                    here(r.namespace()) && controlled_by_or_orphan(&uid, r.owner_references())
+                })
                 .collect(),
         }
     }

@@ -219,6 +219,14 @@ pub fn max_unavailable_metrics() -> Clause {
     )
 }
 
+/// A StatefulSet's pods carry it as their controller.
+pub fn controller_reference() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Identity",
+        "Controller ownerReference (controller=true, blockOwnerDeletion=true).",
+    )
+}
+
 /// The StatefulSet concepts page: a claim without a class gets the default.
 pub fn default_storage_class() -> Clause {
     Clause::new(

@@ -29,6 +29,7 @@ mod matrix_tests;
 pub mod on_kind;
 pub mod out;
 pub mod outage;
+pub mod ownership;
 pub mod plan;
 pub mod requests;
 pub mod runner;

@@ -237,7 +237,7 @@ impl Scenario {
         Api::namespaced_with(self.client.clone(), &self.namespace, &self.resource)
     }
 
-    fn pods_api(&self) -> Api<Pod> {
+    pub(crate) fn pods_api(&self) -> Api<Pod> {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 

@@ -30,7 +30,7 @@ pub mod kruise;
 pub(crate) mod meta;
 mod pod;
 pub mod quantity;
-mod selector;
+pub(crate) mod selector;
 mod statefulset;
 
 #[cfg(test)]

@@ -1,0 +1,52 @@
+@base @adoption
+Feature: A StatefulSet adopts matching orphans and releases pods it no longer matches
+  upstream-statefulset-facts, "Identity": a StatefulSet's pods carry a
+  "Controller ownerReference (controller=true, blockOwnerDeletion=true)."
+  Which pods a set controls follows upstream's ControllerRefManager
+  (pkg/controller/controller_ref_manager.go, ClaimObject), which the
+  StatefulSet controller runs on every sync: an orphan in the set's
+  namespace whose labels the selector matches and whose name makes it a
+  member of the set is adopted; a pod the set controls that the selector no
+  longer matches is released; neither while the set is being deleted.
+  Upstream's e2e test should adopt matching orphans and release
+  non-matching pods (test/e2e/apps/statefulset.go) strips a pod's
+  ownerReferences, then its labels, then restores them, and waits each time
+  for the controller reference to name the set, or nothing.
+
+  # cite: upstream-statefulset-facts.md | Identity | "Controller ownerReference (controller=true, blockOwnerDeletion=true)."
+
+  # covers: E2
+  Scenario: an orphaned pod is adopted again, released when its labels go, and adopted when they return
+    Given a StatefulSet "web" with 1 replica
+    And all pods of "web" are running and ready
+    Then within 10 seconds pod "web-0" is controlled by the StatefulSet "web"
+    When the ownerReferences of pod "web-0" are removed
+    Then within 30 seconds pod "web-0" is controlled by the StatefulSet "web"
+    When the labels of pod "web-0" are removed
+    Then within 30 seconds pod "web-0" is controlled by nothing
+    When the labels of pod "web-0" are restored
+    Then within 30 seconds pod "web-0" is controlled by the StatefulSet "web"
+    And pod "web-0" was neither deleted nor created again
+
+  # covers: E28
+  Scenario: a re-adopted pod's claim is deleted with the set under whenDeleted Delete
+    Given a StatefulSet "web" with 3 replicas, retention policy "Delete/Retain" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the ownerReferences of pod "web-2" are removed
+    Then within 30 seconds pod "web-2" is controlled by the StatefulSet "web"
+    When the StatefulSet "web" is deleted
+    Then within 60 seconds the PersistentVolumeClaim "data-web-0" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+
+  # covers: E29
+  Scenario: a re-adopted pod is scaled down with its claim under whenScaled Delete
+    Given a StatefulSet "web" with 3 replicas, retention policy "Retain/Delete" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the ownerReferences of pod "web-2" are removed
+    Then within 30 seconds pod "web-2" is controlled by the StatefulSet "web"
+    When "web" is scaled to 1 replica
+    Then within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
+    And pods were deleted in the order web-2, web-1

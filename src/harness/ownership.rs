@@ -1,0 +1,148 @@
+//! A pod's controller reference, as upstream's e2e test "should adopt
+//! matching orphans and release non-matching pods" changes and reads it:
+//! the steps strip a pod's ownerReferences or its labels and put the labels
+//! back; the wait reads the controller reference from what the recorder
+//! saw (kind, name and the set's current uid).
+
+use std::time::Duration;
+
+use kube::api::{Patch, PatchParams};
+use kube::ResourceExt;
+use serde_json::{json, Value};
+
+use super::clauses;
+use super::scenario::{RequestError, Scenario};
+use super::waits::wait;
+use crate::history::Kind;
+
+/// Patches a pod's metadata with a merge patch, as a change of the scenario.
+async fn patch_meta(
+    sc: &mut Scenario,
+    pod: &str,
+    meta: Value,
+    what: &str,
+) -> Result<(), RequestError> {
+    sc.note_change().await;
+    let patched = sc
+        .pods_api()
+        .patch(
+            pod,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "metadata": meta })),
+        )
+        .await
+        .map_err(|e| RequestError::from_kube(format!("{what} of pod {pod}"), e))?;
+    sc.wrote(Kind::Pod, &patched.metadata);
+    Ok(())
+}
+
+/// Removes every ownerReference of a pod (it becomes an orphan).
+pub async fn orphan(sc: &mut Scenario, pod: &str) -> Result<(), RequestError> {
+    patch_meta(
+        sc,
+        pod,
+        json!({"ownerReferences": null}),
+        "remove the ownerReferences",
+    )
+    .await
+}
+
+/// The key under which a pod's labels are remembered while removed.
+fn remembered(pod: &str) -> String {
+    format!("labels of pod {pod}")
+}
+
+/// Removes every label of a pod, remembering them.
+pub async fn remove_labels(sc: &mut Scenario, pod: &str) -> Result<(), RequestError> {
+    let current = sc
+        .pods_api()
+        .get(pod)
+        .await
+        .map_err(|e| RequestError::from_kube(format!("read pod {pod}"), e))?;
+    let labels = serde_json::to_string(current.labels()).unwrap_or_default();
+    sc.remembered.insert(remembered(pod), labels);
+    patch_meta(sc, pod, json!({"labels": null}), "remove the labels").await
+}
+
+/// Puts back the labels [`remove_labels`] removed.
+pub async fn restore_labels(sc: &mut Scenario, pod: &str) -> Result<(), RequestError> {
+    let labels: Value = sc
+        .remembered
+        .get(&remembered(pod))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| RequestError {
+            what: format!("restore the labels of pod {pod}"),
+            message: "no step of this scenario removed them".into(),
+            code: None,
+        })?;
+    patch_meta(sc, pod, json!({ "labels": labels }), "restore the labels").await
+}
+
+/// Waits until the pod's controller reference names the set `set` (its
+/// kind, name and current uid), or, with `None`, until it has none.
+pub async fn controlled_by(
+    sc: &mut Scenario,
+    pod: &str,
+    set: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let kind = sc.resource.kind.clone();
+    let (pod, set) = (pod.to_string(), set.map(str::to_string));
+    wait(sc, timeout, clauses::controller_reference(), move |t| {
+        let Some(p) = t.of_object(Kind::Pod, &pod).last() else {
+            return Some(format!("pod {pod} has not been observed"));
+        };
+        let controller = p
+            .object
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| refs.iter().find(|r| r["controller"] == true));
+        let describe = |r: &Value| {
+            format!(
+                "{} {} (uid {})",
+                r["kind"].as_str().unwrap_or("?"),
+                r["name"].as_str().unwrap_or("?"),
+                r["uid"].as_str().unwrap_or("?")
+            )
+        };
+        match (&set, controller) {
+            (None, None) => None,
+            (None, Some(r)) => Some(format!("pod {pod} is controlled by {}", describe(r))),
+            (Some(set), r) => {
+                let uid = t
+                    .of_object(Kind::StatefulSet, set)
+                    .last()
+                    .and_then(|e| e.object.pointer("/metadata/uid"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let ok = r.is_some_and(|r| {
+                    r["kind"] == kind.as_str()
+                        && r["name"] == set.as_str()
+                        && uid.as_deref().is_some_and(|u| r["uid"] == u)
+                });
+                (!ok).then(|| match r {
+                    Some(r) => format!("pod {pod} is controlled by {}", describe(r)),
+                    None => format!("pod {pod} has no controller"),
+                })
+            }
+        }
+    })
+    .await
+}
+
+/// Since the scenario's first change, the pod was neither deleted nor
+/// created again: adopting or releasing it touched only its metadata.
+pub async fn kept(sc: &mut Scenario, pod: &str) -> anyhow::Result<()> {
+    use crate::history::checks::{never, Breach};
+    use crate::history::Change;
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = never(&t, &clauses::controller_reference(), from, |_, e| {
+        let replaced = e.kind == Kind::Pod
+            && e.name == pod
+            && (matches!(e.change, Change::Added | Change::Deleted)
+                || e.object.pointer("/metadata/deletionTimestamp").is_some());
+        replaced.then(|| Breach::new(format!("pod {pod} was deleted or created again"), vec![]))
+    });
+    super::checks::keep(sc, result)
+}

@@ -1,0 +1,40 @@
+//! Steps on a pod's controller reference: orphaning, relabelling, and who
+//! controls it (upstream's e2e "should adopt matching orphans and release
+//! non-matching pods").
+
+use std::time::Duration;
+
+use cucumber::{then, when};
+use kepspec::harness::ownership;
+
+use super::world::KepWorld;
+
+#[when(expr = "the ownerReferences of pod {string} are removed")]
+async fn orphan(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(ownership::orphan(w.sc()?, &pod).await?)
+}
+
+#[when(expr = "the labels of pod {string} are removed")]
+async fn remove_labels(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(ownership::remove_labels(w.sc()?, &pod).await?)
+}
+
+#[when(expr = "the labels of pod {string} are restored")]
+async fn restore_labels(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(ownership::restore_labels(w.sc()?, &pod).await?)
+}
+
+#[then(expr = "within {int} seconds pod {string} is controlled by the StatefulSet {string}")]
+async fn controlled_by(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {
+    ownership::controlled_by(w.sc()?, &pod, Some(&set), Duration::from_secs(n)).await
+}
+
+#[then(expr = "within {int} seconds pod {string} is controlled by nothing")]
+async fn controlled_by_nothing(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    ownership::controlled_by(w.sc()?, &pod, None, Duration::from_secs(n)).await
+}
+
+#[then(expr = "pod {string} was neither deleted nor created again")]
+async fn kept(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    ownership::kept(w.sc()?, &pod).await
+}
