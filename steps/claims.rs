@@ -87,6 +87,22 @@ async fn claim_unfinalize(
     Ok(sc.set_claim_finalizers(&claim, finalizers).await?)
 }
 
+#[given(expr = "a ConfigMap {string} is created")]
+#[when(expr = "a ConfigMap {string} is created")]
+async fn create_config_map(w: &mut KepWorld, name: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.create_config_map(&name).await?)
+}
+
+#[when(expr = "the PersistentVolumeClaim {string} is controlled by the ConfigMap {string}")]
+async fn claim_controlled_by(w: &mut KepWorld, claim: String, cm: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_claim_controller(&claim, Some(&cm)).await?)
+}
+
+#[when(expr = "the ownerReferences of the PersistentVolumeClaim {string} are removed")]
+async fn claim_orphaned(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.set_claim_controller(&claim, None).await?)
+}
+
 #[when(expr = "the PersistentVolumeClaim {string} is deleted")]
 async fn delete_claim(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
     Ok(w.sc()?.delete_claim(&claim).await?)

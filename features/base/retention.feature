@@ -98,3 +98,29 @@ Feature: PersistentVolumeClaim retention policy
     And the PersistentVolumeClaim "data-web-2" was not deleted before pod "web-2" was gone
     And the PersistentVolumeClaim "data-web-1" was not deleted before pod "web-1" was gone
     And every injected fault was triggered
+
+  # covers: E27
+  Scenario: a claim another controller owns survives a whenScaled Delete scale-down, and goes once that reference is removed
+    Upstream's e2e test should not delete PVC with OnScaledown policy if
+    another controller owns the PVC: a ConfigMap stands as the claim's
+    controller, so the set must not make the claim its pod's.
+    Given a StatefulSet "web" with 3 replicas and a volume claim "data"
+    And all pods of "web" are running and ready
+    When a ConfigMap "dummy-controller" is created
+    And the PersistentVolumeClaim "data-web-1" is controlled by the ConfigMap "dummy-controller"
+    And "web" is changed with this merge patch:
+      """
+      spec:
+        persistentVolumeClaimRetentionPolicy:
+          whenScaled: Delete
+      """
+    And "web" is scaled to 0 replicas
+    Then within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-0" is gone
+    And for 2 seconds the PersistentVolumeClaim "data-web-1" is kept
+    When the ownerReferences of the PersistentVolumeClaim "data-web-1" are removed
+    And "web" is scaled to 2 replicas
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
+    When "web" is scaled to 1 replica
+    Then within 60 seconds the PersistentVolumeClaim "data-web-1" is gone

@@ -1,7 +1,7 @@
 //! What a scenario does to a PersistentVolumeClaim directly: hold it with a
 //! finalizer and delete it, as a user or a storage controller would.
 
-use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::ResourceExt;
 use serde_json::json;
@@ -57,5 +57,52 @@ impl Scenario {
             .map_err(|e| {
                 RequestError::from_kube(format!("delete PersistentVolumeClaim {claim}"), e)
             })
+    }
+
+    /// Creates an empty ConfigMap, to stand as another controller of a
+    /// claim, as upstream's e2e test uses one.
+    pub async fn create_config_map(&mut self, name: &str) -> Result<(), RequestError> {
+        let cm: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": name}})).map_err(|e| {
+                RequestError {
+                    what: format!("create ConfigMap {name}"),
+                    message: e.to_string(),
+                    code: None,
+                }
+            })?;
+        Api::<ConfigMap>::namespaced(self.client.clone(), &self.namespace)
+            .create(&Default::default(), &cm)
+            .await
+            .map(|_| ())
+            .map_err(|e| RequestError::from_kube(format!("create ConfigMap {name}"), e))
+    }
+
+    /// Replaces a claim's ownerReferences: `controller` names a ConfigMap to
+    /// stand as its controller, or None to leave it without any.
+    pub async fn set_claim_controller(
+        &mut self,
+        claim: &str,
+        controller: Option<&str>,
+    ) -> Result<(), RequestError> {
+        let what = format!("set the ownerReferences of PersistentVolumeClaim {claim}");
+        let refs = match controller {
+            Some(cm) => {
+                let uid = Api::<ConfigMap>::namespaced(self.client.clone(), &self.namespace)
+                    .get(cm)
+                    .await
+                    .map_err(|e| RequestError::from_kube(what.clone(), e))?
+                    .uid()
+                    .unwrap_or_default();
+                json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": cm, "uid": uid, "controller": true}])
+            }
+            None => serde_json::Value::Null,
+        };
+        self.note_change().await;
+        let patch = json!({ "metadata": { "ownerReferences": refs } });
+        self.claims_api()
+            .patch(claim, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map(|c| self.wrote(Kind::PersistentVolumeClaim, &c.metadata))
+            .map_err(|e| RequestError::from_kube(what, e))
     }
 }
