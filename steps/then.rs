@@ -549,3 +549,13 @@ async fn status_reports(
 ) -> anyhow::Result<()> {
     waits::status_reports(w.sc()?, &set, replicas, ready, secs(n)).await
 }
+
+#[then(expr = "within {int} seconds a watch of {string} saw the condition {string}")]
+async fn condition_watched(
+    w: &mut KepWorld,
+    n: u64,
+    set: String,
+    type_: String,
+) -> anyhow::Result<()> {
+    kepspec::harness::status_writes::condition_arrives(w.sc()?, &set, &type_, secs(n)).await
+}

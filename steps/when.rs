@@ -70,6 +70,29 @@ async fn apply_again(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.apply_again(&set).await?)
 }
 
+#[when(
+    expr = "the condition {string} with reason {string} is added to the status of {string} through its status subresource"
+)]
+async fn add_status_condition(
+    w: &mut KepWorld,
+    type_: String,
+    reason: String,
+    set: String,
+) -> anyhow::Result<()> {
+    Ok(w.sc()?.add_status_condition(&set, &type_, &reason).await?)
+}
+
+#[when(
+    expr = "the status of {string} is patched through its status subresource to the condition {string}"
+)]
+async fn patch_status_condition(
+    w: &mut KepWorld,
+    set: String,
+    type_: String,
+) -> anyhow::Result<()> {
+    Ok(w.sc()?.patch_status_condition(&set, &type_).await?)
+}
+
 #[when(expr = "{string} is scaled to {int} replica(s)")]
 async fn scale(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
     Ok(w.sc()?.scale(&set, replicas).await?)

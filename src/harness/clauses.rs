@@ -219,6 +219,14 @@ pub fn max_unavailable_metrics() -> Clause {
     )
 }
 
+/// The status subresource stores what is written through it.
+pub fn status_subresource() -> Clause {
+    Clause::new(
+        "Kubernetes API conventions (paraphrase): a write through a resource's status subresource is stored and reaches every watch of the object; upstream's conformance test should validate Statefulset Status endpoints checks it for StatefulSets",
+        "",
+    )
+}
+
 /// A StatefulSet's pods carry it as their controller.
 pub fn controller_reference() -> Clause {
     Clause::new(

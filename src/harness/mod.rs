@@ -37,6 +37,7 @@ pub mod scenario;
 pub mod scrape;
 pub mod setspec;
 pub mod staging;
+pub mod status_writes;
 pub mod storage;
 pub mod verdict;
 pub mod waits;

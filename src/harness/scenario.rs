@@ -233,7 +233,7 @@ impl Scenario {
         }
     }
 
-    fn sets_api(&self) -> Api<DynamicObject> {
+    pub(crate) fn sets_api(&self) -> Api<DynamicObject> {
         Api::namespaced_with(self.client.clone(), &self.namespace, &self.resource)
     }
 
