@@ -40,50 +40,15 @@ pub const SAFETY_HALTS: &str = "statefulset_safety_halt_total";
 
 const BUCKETS: [f64; 9] = [1.0, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0, 1800.0, 3600.0];
 
-#[derive(Clone, Debug, Default)]
-struct Histogram {
-    buckets: [u64; BUCKETS.len()],
-    sum: f64,
-    count: u64,
+/// The draft metrics' buckets.
+#[derive(Clone, Debug)]
+struct DraftBuckets;
+
+impl super::histogram::Bounds for DraftBuckets {
+    const UPPER: &'static [f64] = &BUCKETS;
 }
 
-impl Histogram {
-    fn observe(&mut self, d: Duration) {
-        let secs = d.as_secs_f64();
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if secs <= *b {
-                self.buckets[i] += 1;
-            }
-        }
-        self.sum += secs;
-        self.count += 1;
-    }
-
-    fn render(&self, out: &mut String, name: &str, labels: &str) {
-        let sep = if labels.is_empty() { "" } else { "," };
-        for (i, b) in BUCKETS.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {}",
-                self.buckets[i]
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}",
-            self.count
-        );
-        let braces = |s: &str| {
-            if s.is_empty() {
-                String::new()
-            } else {
-                format!("{{{s}}}")
-            }
-        };
-        let _ = writeln!(out, "{name}_sum{} {}", braces(labels), self.sum);
-        let _ = writeln!(out, "{name}_count{} {}", braces(labels), self.count);
-    }
-}
+type Histogram = super::histogram::Histogram<DraftBuckets>;
 
 type SetKey = (String, String);
 

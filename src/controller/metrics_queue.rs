@@ -24,44 +24,15 @@ pub const QUEUE: &str = "statefulset";
 /// metrics use ten exponential buckets from 10 ns.
 const BUCKETS: [f64; 10] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0];
 
-#[derive(Clone, Debug, Default)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
+/// The workqueue's buckets.
+#[derive(Clone, Debug)]
+struct QueueBuckets;
+
+impl super::histogram::Bounds for QueueBuckets {
+    const UPPER: &'static [f64] = &BUCKETS;
 }
 
-impl Histogram {
-    fn observe(&mut self, d: Duration) {
-        let secs = d.as_secs_f64();
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if secs <= *b {
-                self.counts[i] += 1;
-            }
-        }
-        self.count += 1;
-        self.sum += secs;
-    }
-
-    fn render(&self, out: &mut String, name: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} [BETA] {help}");
-        let _ = writeln!(out, "# TYPE {name} histogram");
-        for (i, b) in BUCKETS.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{name}_bucket{{name=\"{QUEUE}\",le=\"{b}\"}} {}",
-                self.counts[i]
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{name=\"{QUEUE}\",le=\"+Inf\"}} {}",
-            self.count
-        );
-        let _ = writeln!(out, "{name}_sum{{name=\"{QUEUE}\"}} {}", self.sum);
-        let _ = writeln!(out, "{name}_count{{name=\"{QUEUE}\"}} {}", self.count);
-    }
-}
+type Histogram = super::histogram::Histogram<QueueBuckets>;
 
 /// The queue's state and counts.
 #[derive(Clone, Debug, Default)]
@@ -151,13 +122,20 @@ impl WorkQueue {
             "Current depth of workqueue",
             self.depth() as u64,
         );
-        self.queued_for.render(
+        let histogram = |out: &mut String, h: &Histogram, name: &str, help: &str| {
+            let _ = writeln!(out, "# HELP {name} [BETA] {help}");
+            let _ = writeln!(out, "# TYPE {name} histogram");
+            h.render(out, name, &format!("name=\"{QUEUE}\""));
+        };
+        histogram(
             out,
+            &self.queued_for,
             "workqueue_queue_duration_seconds",
             "How long in seconds an item stays in workqueue before being requested.",
         );
-        self.worked_for.render(
+        histogram(
             out,
+            &self.worked_for,
             "workqueue_work_duration_seconds",
             "How long in seconds processing an item from workqueue takes.",
         );

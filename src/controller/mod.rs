@@ -13,6 +13,7 @@ pub mod defects;
 pub mod events;
 pub mod execute;
 pub mod freshness;
+pub mod histogram;
 pub mod leader;
 pub mod metrics;
 pub mod metrics_draft;
