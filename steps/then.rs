@@ -559,3 +559,17 @@ async fn condition_watched(
 ) -> anyhow::Result<()> {
     kepspec::harness::status_writes::condition_arrives(w.sc()?, &set, &type_, secs(n)).await
 }
+
+#[then(
+    expr = "a list of StatefulSets in every namespace selected by {string} holds {string} and no other of this scenario"
+)]
+async fn list_holds(w: &mut KepWorld, labels: String, set: String) -> anyhow::Result<()> {
+    kepspec::harness::collections::list_holds(w.sc()?, &labels, Some(&set), secs(0)).await
+}
+
+#[then(
+    expr = "within {int} seconds a list of StatefulSets in every namespace selected by {string} holds none of this scenario"
+)]
+async fn list_holds_none(w: &mut KepWorld, n: u64, labels: String) -> anyhow::Result<()> {
+    kepspec::harness::collections::list_holds(w.sc()?, &labels, None, secs(n)).await
+}

@@ -93,6 +93,11 @@ async fn patch_status_condition(
     Ok(w.sc()?.patch_status_condition(&set, &type_).await?)
 }
 
+#[when(expr = "the StatefulSets labelled {string} are deleted as a collection")]
+async fn delete_collection(w: &mut KepWorld, labels: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.delete_sets_collection(&labels).await?)
+}
+
 #[when(expr = "{string} is scaled to {int} replica(s)")]
 async fn scale(w: &mut KepWorld, set: String, replicas: i32) -> anyhow::Result<()> {
     Ok(w.sc()?.scale(&set, replicas).await?)

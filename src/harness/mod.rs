@@ -10,6 +10,7 @@ mod citations;
 pub mod claim_writes;
 pub mod claims;
 pub mod clauses;
+pub mod collections;
 pub mod collector;
 pub mod commands;
 pub mod comparison;
