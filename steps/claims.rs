@@ -121,3 +121,10 @@ async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> 
     )
     .await
 }
+
+#[then(
+    expr = "within {int} seconds the PersistentVolumeClaim {string} exists again, bound, as a new object"
+)]
+async fn claim_recreated(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
+    kepspec::harness::storage::recreated(w.sc()?, &claim, Duration::from_secs(n)).await
+}

@@ -38,3 +38,25 @@ async fn controlled_by_nothing(w: &mut KepWorld, n: u64, pod: String) -> anyhow:
 async fn kept(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     ownership::kept(w.sc()?, &pod).await
 }
+
+#[when(expr = "the pods of {string} are pinned to the node of pod {string}")]
+async fn pin(w: &mut KepWorld, set: String, pod: String) -> anyhow::Result<()> {
+    Ok(kepspec::harness::nodes::pin(w.sc()?, &set, &pod).await?)
+}
+
+#[when(expr = "the node of pod {string} is cordoned")]
+async fn cordon(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(kepspec::harness::nodes::cordon(w.sc()?, &pod, true).await?)
+}
+
+#[when(expr = "the node of pod {string} is uncordoned")]
+async fn uncordon(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
+    Ok(kepspec::harness::nodes::cordon(w.sc()?, &pod, false).await?)
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} runs on the node the pods of {string} are pinned to"
+)]
+async fn on_pinned_node(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {
+    kepspec::harness::nodes::on_pinned_node(w.sc()?, &pod, &set, Duration::from_secs(n)).await
+}

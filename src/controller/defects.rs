@@ -141,6 +141,9 @@ pub enum Defect {
     /// Adoption: neither adopts orphans nor releases pods it no longer
     /// matches; sees only what it already controls.
     NoAdoption,
+    /// Claims: never creates the missing claim of a pod that exists (a
+    /// Pending pod whose claim was deleted waits for it forever).
+    NoMissingClaims,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -170,7 +173,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 50] = [
+    pub const ALL: [(&'static str, Defect); 51] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -226,6 +229,7 @@ impl Defect {
         ("recreate-ignores-parallel", Defect::RecreateIgnoresParallel),
         ("empty-storage-class", Defect::EmptyStorageClass),
         ("no-adoption", Defect::NoAdoption),
+        ("no-missing-claims", Defect::NoMissingClaims),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -421,6 +425,7 @@ pub fn distort_input(
         | Defect::SubdomainIsSetName
         | Defect::EmptyStorageClass
         | Defect::NoAdoption
+        | Defect::NoMissingClaims
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -672,6 +677,14 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             // of condemned pods go first.
             plan.actions
                 .sort_by_key(|a| matches!(a, Action::UpdateClaim(_)));
+        }
+        Defect::NoMissingClaims => {
+            plan.actions.retain(|a| match a {
+                Action::CreateClaim { pod, .. } => !pods_seen
+                    .iter()
+                    .any(|p| p.metadata.name.as_deref() == Some(pod.as_str())),
+                _ => true,
+            });
         }
         Defect::EmptyStorageClass => {
             for a in &mut plan.actions {

@@ -219,6 +219,14 @@ pub fn max_unavailable_metrics() -> Clause {
     )
 }
 
+/// Upstream recreates a missing claim for a pod that waits for it.
+pub fn missing_claim() -> Clause {
+    Clause::new(
+        "upstream e2e test (paraphrase): StatefulSet Automatically recreate PVC for pending pod when PVC is missing: the controller creates a pending pod's missing claim again, and the pod runs on the node it is pinned to",
+        "",
+    )
+}
+
 /// The status subresource stores what is written through it.
 pub fn status_subresource() -> Clause {
     Clause::new(

@@ -27,6 +27,7 @@ pub mod kruise;
 pub mod manifests;
 #[cfg(test)]
 mod matrix_tests;
+pub mod nodes;
 pub mod on_kind;
 pub mod out;
 pub mod outage;

@@ -71,3 +71,46 @@ pub async fn default_class(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     });
     keep(sc, result)
 }
+
+/// Waits until the claim exists again as another object than the one the
+/// scenario started with: a uid never seen before the first change, bound.
+pub async fn recreated(
+    sc: &mut Scenario,
+    claim: &str,
+    timeout: std::time::Duration,
+) -> anyhow::Result<()> {
+    let from = sc.baseline.as_ref().map(|m| m.seq).unwrap_or(0);
+    let claim = claim.to_string();
+    super::waits::wait(sc, timeout, clauses::missing_claim(), move |t| {
+        let uid = |e: &crate::history::Entry| {
+            e.object
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let versions: Vec<_> = t.of_object(Kind::PersistentVolumeClaim, &claim).collect();
+        let before: Vec<String> = versions
+            .iter()
+            .filter(|e| e.seq < from)
+            .filter_map(|e| uid(e))
+            .collect();
+        match versions.last() {
+            Some(e) if e.change != Change::Deleted => {
+                let bound =
+                    e.object.pointer("/status/phase").and_then(Value::as_str) == Some("Bound");
+                let new = uid(e).is_some_and(|u| !before.contains(&u));
+                match (new, bound) {
+                    (true, true) => None,
+                    (false, _) => Some(format!(
+                        "claim {claim} is still the one from before the change"
+                    )),
+                    (true, false) => {
+                        Some(format!("claim {claim} was created again but is not bound"))
+                    }
+                }
+            }
+            _ => Some(format!("claim {claim} does not exist")),
+        }
+    })
+    .await
+}
