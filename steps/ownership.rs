@@ -60,3 +60,8 @@ async fn uncordon(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 async fn on_pinned_node(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {
     kepspec::harness::nodes::on_pinned_node(w.sc()?, &pod, &set, Duration::from_secs(n)).await
 }
+
+#[when(expr = "the Ready condition of pod {string} is backdated by {int} seconds")]
+async fn backdate_ready(w: &mut KepWorld, pod: String, by: u64) -> anyhow::Result<()> {
+    Ok(kepspec::harness::ownership::backdate_ready(w.sc()?, &pod, Duration::from_secs(by)).await?)
+}

@@ -33,3 +33,16 @@ Feature: availableReplicas follows minReadySeconds as it changes
         minReadySeconds: 0
       """
     Then within 30 seconds the status of "web" reports 2 available replicas
+
+  # covers: I4
+  Scenario: a pod whose Ready condition turned true longer ago than minReadySeconds counts as available at once
+    # rejects: a controller that measures readiness from when it first saw a pod ready, not from the Ready condition's lastTransitionTime
+    Upstream's integration test TestStatefulSetAvailable writes pod status
+    with Ready transitions two hours in the past under a minReadySeconds of
+    an hour and expects those pods available at once.
+    Given a StatefulSet "web" with 3 replicas, pod management policy "Parallel" and min ready seconds "3600"
+    Then within 30 seconds the status of "web" reports 3 replicas, 3 of them ready
+    And within 10 seconds the status of "web" reports 0 available replicas
+    When the Ready condition of pod "web-0" is backdated by 7200 seconds
+    And the Ready condition of pod "web-2" is backdated by 7200 seconds
+    Then within 30 seconds the status of "web" reports 2 available replicas

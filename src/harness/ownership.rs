@@ -146,3 +146,27 @@ pub async fn kept(sc: &mut Scenario, pod: &str) -> anyhow::Result<()> {
     });
     super::checks::keep(sc, result)
 }
+
+/// Moves the lastTransitionTime of a pod's Ready condition `by` into the
+/// past, as upstream's integration test TestStatefulSetAvailable writes
+/// pod status: the pod then counts as available for that long already.
+pub async fn backdate_ready(
+    sc: &mut Scenario,
+    pod: &str,
+    by: Duration,
+) -> Result<(), RequestError> {
+    let what = format!("backdate the Ready condition of pod {pod}");
+    let at = jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::try_from(by).unwrap_or_default())
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    sc.note_change().await;
+    let patch = json!({"status": {"conditions": [{
+        "type": "Ready", "status": "True", "lastTransitionTime": at.to_string()}]}});
+    let patched = sc
+        .pods_api()
+        .patch_status(pod, &PatchParams::default(), &Patch::Strategic(&patch))
+        .await
+        .map_err(|e| RequestError::from_kube(what, e))?;
+    sc.wrote(Kind::Pod, &patched.metadata);
+    Ok(())
+}

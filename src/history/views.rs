@@ -310,11 +310,14 @@ impl<'t> State<'t> {
             ),
             None => (e.at, e.seq, false, None, false),
         };
+        // Controllers read the Ready condition's lastTransitionTime from the
+        // pod as it is now (upstream's podutil.IsPodAvailable); a write that
+        // moves it (upstream's TestStatefulSetAvailable backdates it) counts
+        // from then on.
         let ready_wall = match (f.ready, self.origin) {
-            (true, Some(origin)) => match prev.and_then(|p| p.ready_wall) {
-                Some(kept) if was_ready => Some(kept),
-                _ => Self::ready_transition(e).map(|t| (t, origin)),
-            },
+            (true, Some(origin)) => Self::ready_transition(e)
+                .map(|t| (t, origin))
+                .or_else(|| prev.and_then(|p| p.ready_wall).filter(|_| was_ready)),
             _ => None,
         };
         let (ready_since, ready_before_start) = match (f.ready, was_ready) {
