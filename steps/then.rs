@@ -376,9 +376,14 @@ async fn metric_reports_at_least(
     waits::metric_reports(w.sc()?, &metric, None, at_least, value as f64, secs(n)).await
 }
 
-#[then(expr = "for {int} seconds the controller's {string} does not change")]
-async fn metric_steady(w: &mut KepWorld, n: u64, metric: String) -> anyhow::Result<()> {
-    waits::metric_steady(w.sc()?, &metric, secs(n)).await
+#[then(expr = "within {int} seconds the controller's {string} keeps one value for {int} seconds")]
+async fn metric_steady(
+    w: &mut KepWorld,
+    within: u64,
+    metric: String,
+    n: u64,
+) -> anyhow::Result<()> {
+    waits::metric_steady(w.sc()?, &metric, secs(n), secs(within)).await
 }
 
 #[then(

@@ -84,7 +84,7 @@ Feature: The controller reports the budget and the unavailable replicas as metri
     And within 10 seconds the controller reports "workqueue_retries_total{name=statefulset}" as at least 3
     When "web" is scaled to 2 replicas
     Then within 10 seconds the controller reports "workqueue_depth{name=statefulset}" as 0
-    And for 3 seconds the controller's "workqueue_retries_total{name=statefulset}" does not change
+    And within 20 seconds the controller's "workqueue_retries_total{name=statefulset}" keeps one value for 3 seconds
     And within 10 seconds the controller reports "workqueue_adds_total{name=statefulset}" as at least 3
     And within 10 seconds the controller reports "workqueue_queue_duration_seconds_count{name=statefulset}" as at least 3
     And within 10 seconds the controller reports "workqueue_work_duration_seconds_count{name=statefulset}" as at least 6

@@ -410,32 +410,43 @@ pub async fn metric_reports(
     .await
 }
 
-/// Checks that `metric` keeps its value for `period`, read every quarter
-/// second (a counter that settles: nothing left to retry).
+/// Waits, up to `timeout`, for `metric` to keep one value for `period`
+/// (read every quarter second): a counter that settles once there is
+/// nothing left to retry. A sync already under way when the wait begins
+/// may still move it; a counter that never stops moving fails.
 pub async fn metric_steady(
     sc: &mut Scenario,
     metric: &str,
     period: Duration,
+    timeout: Duration,
 ) -> anyhow::Result<()> {
     let read = |sc: &Scenario| metric_value(sc.env.controller_metrics(), metric, None);
-    let mut gap = read(sc).err();
-    if gap.is_none() {
-        let first = read(sc).unwrap_or_default();
-        let until = tokio::time::Instant::now() + period;
-        while gap.is_none() && tokio::time::Instant::now() < until {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let gap = loop {
+        let first = match read(sc) {
+            Ok(v) => v,
+            Err(why) => break why,
+        };
+        let since = tokio::time::Instant::now();
+        let mut moved = None;
+        while moved.is_none() && since.elapsed() < period {
             tokio::time::sleep(Duration::from_millis(250)).await;
-            gap = match read(sc) {
-                Err(why) => Some(why),
-                Ok(now) if (now - first).abs() >= f64::EPSILON => Some(format!(
-                    "{metric} changed from {first} to {now} within {:.0}s",
-                    period.as_secs_f64()
-                )),
-                Ok(_) => None,
-            };
+            match read(sc) {
+                Ok(now) if (now - first).abs() >= f64::EPSILON => moved = Some(now),
+                Ok(_) => {}
+                Err(why) => return Err(anyhow::anyhow!(why)),
+            }
         }
-    }
-    let Some(gap) = gap else {
-        return Ok(());
+        let Some(now) = moved else {
+            return Ok(());
+        };
+        if tokio::time::Instant::now() >= deadline {
+            break format!(
+                "{metric} did not keep one value for {:.0}s within {:.0}s (last: from {first} to {now})",
+                period.as_secs_f64(),
+                timeout.as_secs_f64()
+            );
+        }
     };
     let t = sc.timeline().await?;
     let v = Violation::at_entry(
