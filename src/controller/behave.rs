@@ -126,11 +126,8 @@ fn adjust_conditions(
                 status: Some("False".into()),
                 reason: Some(UPSTREAM_RECREATE_COMPLETED.into()),
                 message: Some(UPSTREAM_RECREATE_COMPLETED_MESSAGE.into()),
-                last_transition_time: kept_time.or_else(|| {
-                    c.last_transition_time
-                        .clone()
-                        .or_else(|| Some(Time(jiff::Timestamp::now())))
-                }),
+                // True to False is a transition: it gets its own time.
+                last_transition_time: kept_time.or_else(|| Some(Time(jiff::Timestamp::now()))),
             };
         }
     }

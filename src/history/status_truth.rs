@@ -242,8 +242,15 @@ fn progressing(status: &Value) -> Option<(Option<&str>, Option<&str>)> {
 }
 
 /// Whether `Progressing` moved its `lastTransitionTime` without a change of
-/// status, or changed status without a new one.
-fn transition_lie(before: &Value, after: &Value) -> Option<String> {
+/// status, or changed status without a new one. `written` is the wall time
+/// of the `after` write: lastTransitionTime has whole seconds
+/// (metav1.Time), so a transition within a second of the one before may
+/// rightly show the same time.
+fn transition_lie(
+    before: &Value,
+    after: &Value,
+    written: Option<jiff::Timestamp>,
+) -> Option<String> {
     let (Some((was, was_at)), Some((is, is_at))) = (progressing(before), progressing(after)) else {
         return None;
     };
@@ -255,7 +262,11 @@ fn transition_lie(before: &Value, after: &Value) -> Option<String> {
             is_at.unwrap_or("(unset)")
         ));
     }
-    if was != is && was_at.is_some() && was_at == is_at {
+    let same_second = || {
+        let at = is_at.and_then(|t| t.parse::<jiff::Timestamp>().ok());
+        matches!((at, written), (Some(at), Some(w)) if w.as_second() - at.as_second() <= 1)
+    };
+    if was != is && was_at.is_some() && was_at == is_at && !same_second() {
         return Some(format!(
             "Progressing changed from {} to {} but kept lastTransitionTime {}",
             was.unwrap_or("(unset)"),
@@ -330,7 +341,11 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
                 current.unwrap_or_default()
             ));
         }
-        if let Some(lie) = previous_status.and_then(|p| transition_lie(p, status)) {
+        let written = t.origin.and_then(|o| {
+            o.checked_add(jiff::SignedDuration::try_from(e.at).unwrap_or_default())
+                .ok()
+        });
+        if let Some(lie) = previous_status.and_then(|p| transition_lie(p, status, written)) {
             lies.push(lie);
         }
         if let Some(ready) = claims_completion(status) {
