@@ -55,14 +55,20 @@ fn controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {
         .find(|r| r.controller == Some(true))
 }
 
-/// The decision for one object; `member` is whether its name belongs to the
-/// set (always true for revisions).
-pub fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
+/// Whether a set's selector (JSON, as the set is served) matches an
+/// object's labels.
+pub fn selects(selector: &Map<String, Value>, meta: &ObjectMeta) -> bool {
     let labels: Option<Map<String, Value>> = meta
         .labels
         .as_ref()
         .map(|l| l.iter().map(|(k, v)| (k.clone(), json!(v))).collect());
-    let matches = member && crate::sim::admission::selector::matches(set.selector, labels.as_ref());
+    crate::sim::admission::selector::matches(selector, labels.as_ref())
+}
+
+/// The decision for one object; `member` is whether its name belongs to the
+/// set (always true for revisions).
+pub fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
+    let matches = member && selects(set.selector, meta);
     match controller_of(meta) {
         Some(r) if r.uid != set.uid => Claim::Ignore,
         Some(_) if matches => Claim::Own,

@@ -188,12 +188,6 @@ fn matching_sets(
     ar: &ApiResource,
     meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 ) -> Vec<ObjectRef<DynamicObject>> {
-    let labels: Option<serde_json::Map<String, serde_json::Value>> =
-        meta.labels.as_ref().map(|l| {
-            l.iter()
-                .map(|(k, v)| (k.clone(), v.clone().into()))
-                .collect()
-        });
     let ns = meta.namespace.clone().unwrap_or_default();
     sets.state()
         .iter()
@@ -201,7 +195,7 @@ fn matching_sets(
         .filter(|s| {
             s.data["spec"]["selector"]
                 .as_object()
-                .is_some_and(|sel| crate::sim::admission::selector::matches(sel, labels.as_ref()))
+                .is_some_and(|sel| super::adoption::selects(sel, meta))
         })
         .map(|s| ObjectRef::from_obj_with(s.as_ref(), ar.clone()))
         .collect()

@@ -181,21 +181,31 @@ pub(crate) async fn wait(
         .await;
     match result {
         Ok(()) => Ok(()),
-        Err(timeout_err) => {
-            let t = &timeout_err.timeline;
-            let v = Violation::at_entry(
-                t,
-                &clause,
-                t.next_seq().saturating_sub(1),
-                Breach::new(
-                    format!("not within {:.0}s: {last_gap}", timeout.as_secs_f64()),
-                    vec![],
-                ),
-            );
-            sc.last_violation = Some(v.clone());
-            Err(anyhow::anyhow!("{v}"))
-        }
+        Err(timeout_err) => Err(fail_at_end(
+            sc,
+            &timeout_err.timeline,
+            &clause,
+            format!("not within {:.0}s: {last_gap}", timeout.as_secs_f64()),
+        )),
     }
+}
+
+/// A violation of `clause` at the end of the timeline: kept for the
+/// report, returned as the step's error.
+fn fail_at_end(
+    sc: &mut Scenario,
+    t: &Timeline,
+    clause: &crate::history::Clause,
+    message: String,
+) -> anyhow::Error {
+    let v = Violation::at_entry(
+        t,
+        clause,
+        t.next_seq().saturating_sub(1),
+        Breach::new(message, vec![]),
+    );
+    sc.last_violation = Some(v.clone());
+    anyhow::anyhow!("{v}")
 }
 
 /// Waits until the controller has observed the latest generation of every
@@ -449,14 +459,7 @@ pub async fn metric_steady(
         }
     };
     let t = sc.timeline().await?;
-    let v = Violation::at_entry(
-        &t,
-        &metric_clause(metric),
-        t.next_seq().saturating_sub(1),
-        Breach::new(gap, vec![]),
-    );
-    sc.last_violation = Some(v.clone());
-    Err(anyhow::anyhow!("{v}"))
+    Err(fail_at_end(sc, &t, &metric_clause(metric), gap))
 }
 
 /// Waits until a pod's container waits with the given reason.
