@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use cucumber::{given, then, when, Parameter};
+use kepspec::harness::claim_refs;
 use kepspec::harness::claims as owners;
 use kepspec::history::Kind;
 
@@ -33,7 +34,22 @@ async fn default_storage_class(w: &mut KepWorld, set: String) -> anyhow::Result<
 #[then(expr = "within {int} seconds the PersistentVolumeClaim {string} is owned by {owners}")]
 async fn owned_by(w: &mut KepWorld, n: u64, claim: String, want: Owners) -> anyhow::Result<()> {
     let want = owners::parse_owners(&want.0)?;
-    owners::claim_owned_by(w.sc()?, &claim, want, Duration::from_secs(n)).await
+    owners::claim_owned_by(w.sc()?, &claim, want, Vec::new(), Duration::from_secs(n)).await
+}
+
+#[then(
+    expr = "within {int} seconds the PersistentVolumeClaim {string} is owned by {owners} besides the owner it was given"
+)]
+async fn owned_by_besides(
+    w: &mut KepWorld,
+    n: u64,
+    claim: String,
+    want: Owners,
+) -> anyhow::Result<()> {
+    let want = owners::parse_owners(&want.0)?;
+    let sc = w.sc()?;
+    let (given, _) = claim_refs::given(sc, &claim)?;
+    owners::claim_owned_by(sc, &claim, want, given, Duration::from_secs(n)).await
 }
 
 #[then(
@@ -127,4 +143,47 @@ async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> 
 )]
 async fn claim_recreated(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
     kepspec::harness::storage::recreated(w.sc()?, &claim, Duration::from_secs(n)).await
+}
+
+#[when(
+    expr = "the PersistentVolumeClaim {string} is given the ConfigMap {string} as an owner that is not its controller"
+)]
+async fn give_external(w: &mut KepWorld, claim: String, cm: String) -> anyhow::Result<()> {
+    let given = claim_refs::Given::External(cm);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[when(
+    expr = "the PersistentVolumeClaim {string} is given a StatefulSet {string} that does not exist as its controller, and the finalizer {string}"
+)]
+async fn give_stale(
+    w: &mut KepWorld,
+    claim: String,
+    set: String,
+    finalizer: String,
+) -> anyhow::Result<()> {
+    let given = claim_refs::Given::StaleSet(set, finalizer);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[when(
+    expr = "the PersistentVolumeClaim {string} is given the StatefulSet {string} as an owner that is not its controller"
+)]
+async fn give_not_controller(w: &mut KepWorld, claim: String, set: String) -> anyhow::Result<()> {
+    let given = claim_refs::Given::NotController(set);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[then(
+    expr = "every version of the PersistentVolumeClaim {string} since it was given ownerReferences keeps them unchanged"
+)]
+async fn given_refs_kept(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
+    claim_refs::check_kept(w.sc()?, &claim, false).await
+}
+
+#[then(
+    expr = "every version of the PersistentVolumeClaim {string} since it was given ownerReferences has exactly those"
+)]
+async fn given_refs_only(w: &mut KepWorld, claim: String) -> anyhow::Result<()> {
+    claim_refs::check_kept(w.sc()?, &claim, true).await
 }

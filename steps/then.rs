@@ -308,8 +308,7 @@ async fn claim_exists(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result
 
 #[then(expr = "for {int} seconds the PersistentVolumeClaim {string} is kept")]
 async fn claim_kept_for(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
-    tokio::time::sleep(secs(n)).await;
-    waits::claim_presence(w.sc()?, &claim, true, secs(0)).await
+    waits::claim_kept_for(w.sc()?, &claim, secs(n)).await
 }
 
 #[then(expr = "the update revision of {string} is the one remembered as {string}")]
@@ -577,4 +576,17 @@ async fn list_holds(w: &mut KepWorld, labels: String, set: String) -> anyhow::Re
 )]
 async fn list_holds_none(w: &mut KepWorld, n: u64, labels: String) -> anyhow::Result<()> {
     kepspec::harness::collections::list_holds(w.sc()?, &labels, None, secs(n)).await
+}
+
+#[then(
+    expr = "within {int} seconds pods {names} of {string} exist, and after {int} more seconds no other pod of it was ever created"
+)]
+async fn only_these_created(
+    w: &mut KepWorld,
+    n: u64,
+    names: Names,
+    set: String,
+    hold: u64,
+) -> anyhow::Result<()> {
+    kepspec::harness::created::only_these(w.sc()?, &set, names.0, secs(n), secs(hold)).await
 }

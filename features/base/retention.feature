@@ -124,3 +124,47 @@ Feature: PersistentVolumeClaim retention policy
     And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
     When "web" is scaled to 1 replica
     Then within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
+
+  # covers: E30
+  Scenario: the set takes control of its claims beside another owner, leaves a claim another StatefulSet controls, and deletes only the claims it controls
+    Upstream's e2e test should not delete PVCs when there is another
+    controller: a ConfigMap is an owner, not the controller, of one claim;
+    another claim is controlled by a StatefulSet of another uid that does not
+    exist and held by a finalizer. Once whenDeleted is Delete, the set is
+    added as the controller beside the ConfigMap, the stale controller is
+    left alone, and a controller flag cleared by hand comes back; deleting
+    the set deletes only the claims it alone owns (the ConfigMap still owns
+    one, the finalizer holds the other). Upstream's `updateClaimOwnerRefForSetAndPod`
+    never touches a reference that is not the claim's set's or pod's.
+    Given a StatefulSet "web" with 4 replicas and a volume claim "data"
+    And all pods of "web" are running and ready
+    When a ConfigMap "random-owner" is created
+    And the PersistentVolumeClaim "data-web-1" is given the ConfigMap "random-owner" as an owner that is not its controller
+    And the PersistentVolumeClaim "data-web-3" is given a StatefulSet "unknown" that does not exist as its controller, and the finalizer "keep-with/stale-ref"
+    And "web" is changed with this merge patch:
+      """
+      spec:
+        persistentVolumeClaimRetentionPolicy:
+          whenDeleted: Delete
+      """
+    Then within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by the StatefulSet "web"
+    And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by the StatefulSet "web"
+    And within 30 seconds the PersistentVolumeClaim "data-web-1" is owned by the StatefulSet "web" besides the owner it was given
+    When the PersistentVolumeClaim "data-web-0" is given the StatefulSet "web" as an owner that is not its controller
+    And "web" is changed with this merge patch:
+      """
+      spec:
+        persistentVolumeClaimRetentionPolicy:
+          whenDeleted: Delete
+          whenScaled: Delete
+      """
+    Then within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by the StatefulSet "web"
+    When the StatefulSet "web" is deleted
+    Then within 60 seconds the PersistentVolumeClaim "data-web-0" is gone
+    And within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+    And for 2 seconds the PersistentVolumeClaim "data-web-1" is kept
+    And for 0 seconds the PersistentVolumeClaim "data-web-3" is kept
+    And every version of the PersistentVolumeClaim "data-web-1" since it was given ownerReferences keeps them unchanged
+    And every version of the PersistentVolumeClaim "data-web-3" since it was given ownerReferences has exactly those
+    When the finalizer "keep-with/stale-ref" is removed from the PersistentVolumeClaim "data-web-3"
+    Then within 30 seconds the PersistentVolumeClaim "data-web-3" is gone

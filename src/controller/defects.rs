@@ -12,7 +12,7 @@
 use std::str::FromStr;
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::plan::{
@@ -116,6 +116,16 @@ pub enum Defect {
     /// deletes a condemned pod's claims itself, with the pod, under
     /// whenScaled Delete.
     ClaimsWithoutOwners,
+    /// PersistentVolumeClaim ownership: treats every ownerReference of a
+    /// claim that names neither its set nor one of its pods as absent, so
+    /// its claim updates replace them (upstream's
+    /// `updateClaimOwnerRefForSetAndPod` keeps them, and leaves a claim
+    /// another controller controls alone).
+    ClaimOwnerTakeover,
+    /// Parallel pod management: performs a sync's creations and deletions one
+    /// by one, stopping at the first that fails, instead of in slow-start
+    /// batches (so a failing creation holds back every higher ordinal).
+    NoSlowStart,
     /// OrderedReady scale-down: never deletes a condemned pod that is not
     /// Running and Ready, the first unhealthy one included, so a scale-down
     /// past an unready pod never finishes (the hang of kubernetes#123918).
@@ -173,7 +183,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 51] = [
+    pub const ALL: [(&'static str, Defect); 53] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -221,6 +231,8 @@ impl Defect {
         ),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
+        ("claim-owner-takeover", Defect::ClaimOwnerTakeover),
+        ("no-slow-start", Defect::NoSlowStart),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
@@ -420,6 +432,8 @@ pub fn distort_input(
         | Defect::CurrentCountsTerminating
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
+        | Defect::ClaimOwnerTakeover
+        | Defect::NoSlowStart
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
         | Defect::SubdomainIsSetName
@@ -668,6 +682,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
                 }
             }
         }
+        Defect::NoSlowStart => plan.batches.clear(),
         Defect::StatusClaimsReady => {
             plan.status.ready_replicas = Some(plan.status.replicas);
             plan.status.available_replicas = Some(plan.status.replicas);
@@ -740,6 +755,26 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             });
         }
         _ => {}
+    }
+}
+
+/// With [`Defect::ClaimOwnerTakeover`], the claims as that controller sees
+/// them: references to anything but the set (`set_uid`) and the pods seen
+/// are dropped.
+pub fn forget_foreign_owners(
+    claims: &mut [PersistentVolumeClaim],
+    set_uid: &str,
+    pods_seen: &[Pod],
+) {
+    for c in claims {
+        if let Some(refs) = c.metadata.owner_references.as_mut() {
+            refs.retain(|r| {
+                r.uid == set_uid
+                    || pods_seen
+                        .iter()
+                        .any(|p| p.metadata.uid.as_deref() == Some(&r.uid))
+            });
+        }
     }
 }
 

@@ -50,6 +50,18 @@ pub struct Outcome {
     pub forced: Vec<(String, bool)>,
 }
 
+impl Outcome {
+    /// Adds what another part of the same plan did.
+    fn merge(&mut self, other: Outcome) {
+        self.writes += other.writes;
+        let (f, o) = (&mut self.freshness, other.freshness);
+        f.pods = f.pods.max(o.pods);
+        f.sets = f.sets.max(o.sets);
+        f.revisions = f.revisions.max(o.revisions);
+        self.forced.extend(other.forced);
+    }
+}
+
 fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
     meta.resource_version
         .as_deref()
@@ -101,21 +113,36 @@ async fn perform_into(
     // RecreateStarted is emitted once per rollout, "tracked via condition"
     // (KEP-3541 pseudo-code): only after the status recording the rollout
     // was written, so a failed or lost status write never makes it twice.
-    let (deferred, actions): (Vec<&Action>, Vec<&Action>) = plan
-        .actions
-        .iter()
-        .partition(|a| matches!(a, Action::Event(e) if e.reason == super::plan::RECREATE_STARTED));
+    let is_deferred =
+        |a: &Action| matches!(a, Action::Event(e) if e.reason == super::plan::RECREATE_STARTED);
+    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    let mut deferred: Vec<&Action> = plan.actions.iter().filter(|a| is_deferred(a)).collect();
     #[cfg(feature = "defects")]
     let defect = super::defects::Defect::active();
     #[cfg(feature = "defects")]
-    let (deferred, actions) = if defect == Some(super::defects::Defect::EventBeforeStatus) {
-        (Vec::new(), deferred.into_iter().chain(actions).collect())
-    } else {
-        (deferred, actions)
-    };
+    if defect == Some(super::defects::Defect::EventBeforeStatus) {
+        for action in std::mem::take(&mut deferred) {
+            perform_one(target, action, outcome).await?;
+        }
+    }
     let mut failed = None;
-    for action in actions {
-        if let Err(e) = perform_one(target, action, outcome).await {
+    let mut i = 0;
+    while i < plan.actions.len() {
+        let result = match plan.batches.iter().find(|b| b.start() == i && b.end() > i) {
+            Some(batch) => {
+                i = batch.end();
+                perform_batch(target, &plan.actions, batch, outcome).await
+            }
+            None => {
+                let action = &plan.actions[i];
+                i += 1;
+                if is_deferred(action) {
+                    continue;
+                }
+                perform_one(target, action, outcome).await
+            }
+        };
+        if let Err(e) = result {
             failed = Some(e);
             break;
         }
@@ -160,6 +187,33 @@ async fn perform_into(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Performs the lanes of a slow-start batch at once, each lane in order,
+/// and returns the first lane's error once every lane is done.
+async fn perform_batch(
+    target: &Target<'_>,
+    actions: &[Action],
+    batch: &super::plan::Batch,
+    outcome: &mut Outcome,
+) -> Result<(), ActionError> {
+    let lanes = batch.lanes.iter().map(|lane| async move {
+        let mut mine = Outcome::default();
+        for action in actions.get(lane.clone()).unwrap_or_default() {
+            if let Err(e) = perform_one(target, action, &mut mine).await {
+                return (mine, Err(e));
+            }
+        }
+        (mine, Ok(()))
+    });
+    let mut first_error = None;
+    for (mine, result) in futures::future::join_all(lanes).await {
+        outcome.merge(mine);
+        if let Err(e) = result {
+            first_error.get_or_insert(e);
+        }
+    }
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Writes a status (a merge patch of the whole status).

@@ -469,6 +469,10 @@ async fn sync_fresh(
         vendor::retarget(&mut c.metadata, &uid, kind, vendor::APPS_V1);
     }
     #[cfg(feature = "defects")]
+    if defect == Some(super::defects::Defect::ClaimOwnerTakeover) {
+        super::defects::forget_foreign_owners(&mut claims, &uid, &pods);
+    }
+    #[cfg(feature = "defects")]
     if defect == Some(super::defects::Defect::IgnoreClaimDeletion) {
         for c in claims.iter_mut() {
             c.metadata.deletion_timestamp = None;
@@ -563,7 +567,13 @@ async fn sync_fresh(
     };
     #[cfg(feature = "defects")]
     if let Some(d) = defect {
+        let planned = plan.actions.clone();
         super::defects::distort_plan(d, &mut plan, &pods, &typed);
+        if plan.actions != planned {
+            // The batches index the planned actions: a distorted plan runs
+            // its actions one by one.
+            plan.batches.clear();
+        }
         let names: Vec<String> = claims
             .iter()
             .filter_map(|c| c.metadata.name.clone())

@@ -63,8 +63,10 @@ pub fn parse_owners(text: &str) -> anyhow::Result<Vec<Owner>> {
 
 /// What keeps `claim` from being owned by exactly `want` in `state`: each
 /// wanted owner referenced with the uid it has now (a StatefulSet as the
-/// controller, as upstream's e2e expects), and no other reference.
-pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
+/// controller, as upstream's e2e expects), and no other reference than
+/// those in `besides` (references the scenario wrote, each exactly as
+/// written and each still there).
+pub fn owner_gap(state: &State, claim: &str, want: &[Owner], besides: &[Value]) -> Option<String> {
     let Some(entry) = state.claims.get(claim) else {
         return Some(format!("the PersistentVolumeClaim {claim} does not exist"));
     };
@@ -134,8 +136,17 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
             Some(_) => {}
         }
     }
+    if let Some(lost) = besides.iter().find(|b| !refs.contains(b)) {
+        return Some(format!(
+            "{claim} names {}, no longer the {} {} it was given",
+            describe(),
+            text(lost, "kind"),
+            text(lost, "name")
+        ));
+    }
     let extra: Vec<String> = refs
         .iter()
+        .filter(|r| !besides.contains(r))
         .filter(|r| {
             !want
                 .iter()
@@ -146,16 +157,18 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner]) -> Option<String> {
     (!extra.is_empty()).then(|| format!("{claim} also names {}", extra.join(", ")))
 }
 
-/// Waits until `claim` is owned by exactly `want`.
+/// Waits until `claim` is owned by exactly `want` (and `besides`, see
+/// [`owner_gap`]).
 pub async fn claim_owned_by(
     sc: &mut Scenario,
     claim: &str,
     want: Vec<Owner>,
+    besides: Vec<Value>,
     timeout: Duration,
 ) -> anyhow::Result<()> {
     let claim = claim.to_string();
     wait(sc, timeout, clauses::retention_owners(), move |t| {
-        owner_gap(&state_before(t, t.next_seq()), &claim, &want)
+        owner_gap(&state_before(t, t.next_seq()), &claim, &want, &besides)
     })
     .await
 }

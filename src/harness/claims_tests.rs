@@ -12,7 +12,7 @@ fn pod_ref(name: &str, uid: &str) -> Value {
 
 fn gap(t: &Timeline, claim: &str, owners: &str) -> Option<String> {
     let want = parse_owners(owners).expect("owners parse");
-    owner_gap(&state_before(t, t.next_seq()), claim, &want)
+    owner_gap(&state_before(t, t.next_seq()), claim, &want, &[])
 }
 
 #[test]

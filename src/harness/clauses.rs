@@ -412,6 +412,22 @@ pub fn retention_owners() -> Clause {
     )
 }
 
+/// Parallel pod management works in slow-start batches.
+pub fn slow_start() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Reconcile order (one sync)",
+        "Parallel (\"burst\"): creates in slow-start batches 1,2,4..., and deletes condemned pods without waiting.",
+    )
+}
+
+/// The controller leaves ownerReferences it does not own as they are.
+pub fn foreign_claim_owners() -> Clause {
+    Clause::new(
+        "upstream e2e test (paraphrase): StatefulSet Non-retain StatefulSetPersistentVolumeClaimPolicy should not delete PVCs when there is another controller: a claim's owner that is neither its pod nor its set is kept as written, and a claim controlled by a StatefulSet of another uid is left alone",
+        "",
+    )
+}
+
 /// A condemned pod's claim names it before the pod is deleted.
 pub fn retention_crash_safety() -> Clause {
     Clause::new(

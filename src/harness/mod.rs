@@ -7,6 +7,7 @@ pub mod artifacts;
 pub mod checks;
 #[cfg(test)]
 mod citations;
+pub mod claim_refs;
 pub mod claim_writes;
 pub mod claims;
 pub mod clauses;
@@ -17,6 +18,7 @@ pub mod comparison;
 pub mod conditions;
 pub mod context;
 pub mod coverage;
+pub mod created;
 pub mod deviations;
 pub mod env;
 pub mod faults;

@@ -755,6 +755,37 @@ pub async fn claim_presence(
     .await
 }
 
+/// For `hold`, the claim is never deleted (no deletion recorded from this
+/// moment on, so a claim deleted and created again within the window fails)
+/// and exists at the end.
+pub async fn claim_kept_for(sc: &mut Scenario, claim: &str, hold: Duration) -> anyhow::Result<()> {
+    let from = sc.mark_now().await.seq;
+    tokio::time::sleep(hold).await;
+    claim_presence(sc, claim, true, Duration::ZERO).await?;
+    let t = sc.timeline().await?;
+    let deleted = t.entries().iter().find(|e| {
+        e.seq >= from
+            && e.kind == Kind::PersistentVolumeClaim
+            && e.name == claim
+            && e.change == crate::history::Change::Deleted
+    });
+    match deleted {
+        None => Ok(()),
+        Some(e) => {
+            let v = Violation::at_entry(
+                &t,
+                &clauses::pvc_retention(),
+                e.seq,
+                Breach::new(
+                    format!("claim {claim} was deleted (and created again) within {hold:?}"),
+                    vec![claim.to_string()],
+                ),
+            );
+            super::checks::keep(sc, Err(v))
+        }
+    }
+}
+
 /// Waits until the set's status promotes the update revision to current
 /// (the rollout-complete rule of upstream's status arithmetic).
 pub async fn current_is_update(

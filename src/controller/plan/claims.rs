@@ -184,3 +184,72 @@ pub(super) fn is_stale(claim: &PersistentVolumeClaim, set: &StatefulSet, pod_nam
             .iter()
             .any(|r| r.kind == "Pod" && r.api_version == "v1" && r.name == pod_name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn set(policy: Value) -> StatefulSet {
+        serde_json::from_value(json!({
+            "metadata": {"name": "web", "uid": "set-uid"},
+            "spec": {"replicas": 4, "selector": {}, "template": {}, "serviceName": "web",
+                "persistentVolumeClaimRetentionPolicy": policy},
+        }))
+        .expect("set")
+    }
+
+    fn pod(ordinal: u32) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": format!("web-{ordinal}"), "uid": format!("pod-{ordinal}")}}))
+            .expect("pod")
+    }
+
+    fn claim(refs: Value) -> PersistentVolumeClaim {
+        serde_json::from_value(json!({"metadata": {"name": "data-web-1", "ownerReferences": refs}}))
+            .expect("claim")
+    }
+
+    fn external() -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "random-owner", "uid": "cm"})
+    }
+
+    fn owners(c: &PersistentVolumeClaim) -> Vec<(String, Option<bool>)> {
+        refs(c)
+            .iter()
+            .map(|r| (r.kind.clone(), r.controller))
+            .collect()
+    }
+
+    // Upstream's e2e "should not delete PVCs when there is another controller".
+    #[test]
+    fn another_owner_is_kept_beside_the_set_and_a_stale_controller_is_left_alone() {
+        let set = set(json!({"whenDeleted": "Delete", "whenScaled": "Retain"}));
+        let c = claim(json!([external()]));
+        assert!(!owner_up_to_date(&c, &set, &pod(1)));
+        let updated = with_owner_refs(c, &set, &pod(1));
+        assert_eq!(
+            owners(&updated),
+            vec![
+                ("ConfigMap".into(), None),
+                ("StatefulSet".into(), Some(true))
+            ]
+        );
+        let stale = claim(
+            json!([{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "unknown",
+            "uid": "other", "controller": true, "blockOwnerDeletion": true}]),
+        );
+        assert!(owner_up_to_date(&stale, &set, &pod(3)));
+    }
+
+    #[test]
+    fn a_cleared_controller_flag_on_the_sets_reference_is_restored() {
+        let set = set(json!({"whenDeleted": "Delete", "whenScaled": "Delete"}));
+        let c = claim(
+            json!([{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web",
+            "uid": "set-uid", "controller": false, "blockOwnerDeletion": true}]),
+        );
+        assert!(!owner_up_to_date(&c, &set, &pod(0)));
+        let updated = with_owner_refs(c, &set, &pod(0));
+        assert_eq!(owners(&updated), vec![("StatefulSet".into(), Some(true))]);
+    }
+}

@@ -84,8 +84,8 @@ pub use kruise::{
     SPECIFIED_DELETE,
 };
 pub use types::{
-    Action, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan, PlanError,
-    RecreatePhase, ENFORCED_GATE, RECREATE_STARTED, RECREATE_STARTED_MESSAGE,
+    Action, Batch, ControllerGates, DeleteReason, EventSpec, EventType, Observed, Phase, Plan,
+    PlanError, RecreatePhase, ENFORCED_GATE, RECREATE_STARTED, RECREATE_STARTED_MESSAGE,
 };
 
 /// One replica slot: an observed pod or the pod to create.
@@ -110,6 +110,8 @@ struct SyncState<'a> {
     update_revision: String,
     current_revision: String,
     actions: Vec<Action>,
+    /// Slow-start batches over `actions` (see [`Batch`]).
+    batches: Vec<Batch>,
     /// Deletions this sync makes of pods counted as current (upstream's
     /// `status.CurrentReplicas--`).
     current_deleted: i32,
@@ -208,6 +210,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
         update_revision: revisions.update_name.clone(),
         current_revision: revisions.current_name.clone(),
         actions: revisions.actions.clone(),
+        batches: Vec::new(),
         current_deleted: 0,
         enforced_partition,
         kruise,
@@ -321,6 +324,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
     actions.extend(history::truncate(set, &revisions, &members));
     Ok(Plan {
         actions,
+        batches: sync.batches,
         status,
         requeue_after,
         phase,

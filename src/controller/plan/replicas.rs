@@ -4,12 +4,61 @@
 //! OrderedReady ("monotonic") makes at most one creation or deletion that
 //! waits on readiness: it stops at the first pod that is terminating, not
 //! Running and Ready, or not Available. Parallel ("burst") goes through every
-//! pod in one sync.
+//! pod in one sync, in slow-start batches of 1, 2, 4, ... pods (at most
+//! 500) whose actions run at once; a batch in which a pod's step fails ends
+//! the sync once the batch is done (upstream's `slowStartBatch`,
+//! `MaxBatchSize`).
+
+use std::ops::Range;
 
 use k8s_openapi::api::core::v1::Pod;
 
 use super::super::pods;
-use super::{claims, Action, DeleteReason, Replica, SyncState};
+use super::{claims, Action, Batch, DeleteReason, Replica, SyncState};
+
+/// Upstream's `MaxBatchSize`: the largest slow-start batch.
+pub(super) const MAX_BATCH: usize = 500;
+
+/// The slow-start batches over `n` pods: 1, 2, 4, ... pods, at most
+/// [`MAX_BATCH`] each.
+pub(super) fn slow_start(n: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut at, mut size) = (0, 1);
+    while at < n {
+        let end = (at + size).min(n);
+        out.push(at..end);
+        at = end;
+        size = (size * 2).min(MAX_BATCH);
+    }
+    out
+}
+
+/// Runs `step` on each item in slow-start batches, recording each item's
+/// actions as a lane; stops after a batch in which a step failed.
+fn in_batches<T>(
+    sync: &mut SyncState<'_>,
+    items: &[T],
+    mut step: impl FnMut(&mut SyncState<'_>, &T) -> Step,
+) -> Flow {
+    for range in slow_start(items.len()) {
+        let mut lanes = Vec::new();
+        let mut failed = false;
+        for item in &items[range] {
+            let from = sync.actions.len();
+            failed |= step(sync, item) == Step::Fail;
+            if sync.actions.len() > from {
+                lanes.push(from..sync.actions.len());
+            }
+        }
+        if !lanes.is_empty() {
+            sync.batches.push(Batch { lanes });
+        }
+        if failed {
+            return Flow::Stop;
+        }
+    }
+    Flow::Continue
+}
 
 /// Whether the sync goes on to the update strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,20 +90,26 @@ pub(super) fn process(
     // An Advanced StatefulSet's scaleStrategy.maxUnavailable (Parallel):
     // creations stop while that many replicas are unavailable.
     let mut creations_left = super::kruise::scale_budget(sync, replicas);
-    for replica in replicas {
+    let mut replica_step = |sync: &mut SyncState<'_>, replica: &Replica<'_>| {
         if !replica.exists() {
             if let Some(left) = creations_left.as_mut() {
                 if *left <= 0 {
-                    continue;
+                    return Step::Next;
                 }
                 *left -= 1;
             }
         }
-        match process_replica(sync, replica) {
-            Step::Next => {}
-            Step::Wait if !sync.monotonic => {}
-            Step::Wait | Step::Fail => return Flow::Stop,
+        process_replica(sync, replica)
+    };
+    if sync.monotonic {
+        for replica in replicas {
+            match replica_step(sync, replica) {
+                Step::Next => {}
+                Step::Wait | Step::Fail => return Flow::Stop,
+            }
         }
+    } else if in_batches(sync, replicas, replica_step) == Flow::Stop {
+        return Flow::Stop;
     }
 
     // Claims of condemned pods follow the retention policy before they go.
@@ -68,10 +123,15 @@ pub(super) fn process(
         .chain(condemned.iter().rev().copied())
         .find(|p| sync.unavailable(p))
         .and_then(|p| p.metadata.name.clone());
+    let first = first_unavailable.as_deref();
+    if !sync.monotonic {
+        return in_batches(sync, condemned, |sync, pod| {
+            process_condemned(sync, pod, first)
+        });
+    }
     for pod in condemned {
-        match process_condemned(sync, pod, first_unavailable.as_deref()) {
+        match process_condemned(sync, pod, first) {
             Step::Next => {}
-            Step::Wait if !sync.monotonic => {}
             Step::Wait | Step::Fail => return Flow::Stop,
         }
     }

@@ -316,3 +316,52 @@ fn a_pod_whose_claim_is_being_deleted_waits_and_the_set_is_looked_at_again() {
         .requeue_after
         .is_some_and(|d| d <= std::time::Duration::from_secs(1)));
 }
+
+#[test]
+fn slow_start_batches_double_up_to_the_cap() {
+    use super::replicas::{slow_start, MAX_BATCH};
+    assert_eq!(slow_start(0), Vec::<std::ops::Range<usize>>::new());
+    assert_eq!(slow_start(8), vec![0..1, 1..3, 3..7, 7..8]);
+    let big = slow_start(2000);
+    assert!(big.iter().all(|r| r.len() <= MAX_BATCH));
+    assert_eq!(big.last().map(|r| r.end), Some(2000));
+    assert_eq!(big[9], 511..1011);
+}
+
+#[test]
+fn parallel_creations_go_in_slow_start_batches_each_pod_a_lane_with_its_claims() {
+    let world = World::new(8)
+        .claim_template("data")
+        .edit(|s| s["spec"]["podManagementPolicy"] = json!("Parallel"));
+    let plan = world.plan();
+    let sizes: Vec<usize> = plan.batches.iter().map(|b| b.lanes.len()).collect();
+    assert_eq!(sizes, vec![1, 2, 4, 1]);
+    for batch in &plan.batches {
+        for lane in &batch.lanes {
+            let kinds: Vec<&str> = plan.actions[lane.clone()]
+                .iter()
+                .map(|a| match a {
+                    Action::CreateClaim { .. } => "claim",
+                    Action::CreatePod(_) => "pod",
+                    _ => "other",
+                })
+                .collect();
+            assert_eq!(kinds, vec!["claim", "pod"]);
+        }
+    }
+    // OrderedReady creates one pod and runs it alone.
+    let ordered = World::new(8).claim_template("data").plan();
+    assert!(ordered.batches.is_empty());
+}
+
+#[test]
+fn parallel_scale_down_deletes_in_slow_start_batches() {
+    let world = World::stable(7)
+        .edit(|s| s["spec"]["podManagementPolicy"] = json!("Parallel"))
+        .replicas(0);
+    let plan = world.plan();
+    let sizes: Vec<usize> = plan.batches.iter().map(|b| b.lanes.len()).collect();
+    assert_eq!(sizes, vec![1, 2, 4]);
+    let first = &plan.actions[plan.batches[0].lanes[0].clone()];
+    assert!(matches!(&first[0], Action::DeletePod { name, .. } if name == "web-6"));
+}

@@ -156,11 +156,37 @@ pub enum RecreatePhase {
     Complete,
 }
 
+/// Actions performed at once, as upstream's `slowStartBatch` runs a
+/// Parallel set's pods (stateful_set_control.go, `runForAll`): every lane at
+/// the same time, each lane's actions in order; a failed lane ends the sync
+/// once the whole batch is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batch {
+    /// Each lane: a range of [`Plan::actions`] (one pod's actions), in
+    /// order, the lanes one after the other and none empty.
+    pub lanes: Vec<std::ops::Range<usize>>,
+}
+
+impl Batch {
+    /// The first action of the batch.
+    pub fn start(&self) -> usize {
+        self.lanes.first().map_or(0, |l| l.start)
+    }
+
+    /// One past the batch's last action.
+    pub fn end(&self) -> usize {
+        self.lanes.last().map_or(0, |l| l.end)
+    }
+}
+
 /// The decision of one sync.
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// To perform in order; the executor stops at the first failure and requeues.
     pub actions: Vec<Action>,
+    /// Runs of `actions` performed in slow-start batches (a Parallel set's
+    /// creations and scale-down); every other action goes alone, in order.
+    pub batches: Vec<Batch>,
     /// Desired status, written if it differs from the observed one
     /// (see [`super::status::needs_update`]).
     pub status: StatefulSetStatus,
