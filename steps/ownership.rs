@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cucumber::{then, when};
+use cucumber::{given, then, when};
 use kepspec::harness::ownership;
 
 use super::world::KepWorld;
@@ -64,4 +64,37 @@ async fn on_pinned_node(w: &mut KepWorld, n: u64, pod: String, set: String) -> a
 #[when(expr = "the Ready condition of pod {string} is backdated by {int} seconds")]
 async fn backdate_ready(w: &mut KepWorld, pod: String, by: u64) -> anyhow::Result<()> {
     Ok(kepspec::harness::ownership::backdate_ready(w.sc()?, &pod, Duration::from_secs(by)).await?)
+}
+
+#[given(expr = "a pod {string} holding host port {int} runs on a schedulable node")]
+async fn port_holder(w: &mut KepWorld, pod: String, port: i32) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    kepspec::harness::host_ports::hold_port(sc, &pod, port).await?;
+    kepspec::harness::host_ports::running(sc, &pod, Duration::from_secs(60)).await
+}
+
+#[when(
+    expr = "a StatefulSet {string} with {int} replica(s) whose pods ask for host port {int} on the node of pod {string} is submitted"
+)]
+async fn submit_on_port(
+    w: &mut KepWorld,
+    set: String,
+    replicas: i32,
+    port: i32,
+    holder: String,
+) -> anyhow::Result<()> {
+    kepspec::harness::host_ports::submit_on_node_of(w.sc()?, &set, replicas, port, &holder).await
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} was rejected by its node with reason {string} and deleted"
+)]
+async fn rejected(w: &mut KepWorld, n: u64, pod: String, reason: String) -> anyhow::Result<()> {
+    kepspec::harness::host_ports::rejected_and_deleted(
+        w.sc()?,
+        &pod,
+        &reason,
+        Duration::from_secs(n),
+    )
+    .await
 }

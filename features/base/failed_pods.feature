@@ -10,12 +10,28 @@ Feature: Failed pods are replaced
 
   # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
 
-  # covers: C2 E13
+  # covers: C2
   Scenario: a Failed pod is deleted and created again
     Given a StatefulSet "web" with 2 replicas
     And all pods of "web" are running and ready
     When pod "web-1" fails
     Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    And no two pods of "web" ever existed for one ordinal
+
+  # covers: E13
+  Scenario: a pod its node rejects for a host port in use is deleted and created again until it runs
+    # rejects: a controller that leaves a rejected (Failed) pod in place, so the set never runs once the port is free
+    Upstream's conformance test Should recreate evicted statefulset: a pod
+    holds a host port on a node, and the set's pods ask for the same port on
+    that node (spec.nodeName, past the scheduler). The node's kubelet
+    rejects the set's pod at admission, phase Failed with reason NodePorts
+    (the kubelet's predicate admit handler); the controller deletes it and
+    creates it again, and once the port is free the pod runs.
+    Given a pod "port-holder" holding host port 21017 runs on a schedulable node
+    When a StatefulSet "web" with 1 replica whose pods ask for host port 21017 on the node of pod "port-holder" is submitted
+    Then within 60 seconds pod "web-0" was rejected by its node with reason "NodePorts" and deleted
+    When pod "port-holder" is deleted
+    Then within 60 seconds pod "web-0" of "web" runs the update revision and is ready
     And no two pods of "web" ever existed for one ordinal
 
   # covers: I3

@@ -412,6 +412,14 @@ pub fn retention_owners() -> Clause {
     )
 }
 
+/// Failed pods are deleted and created again.
+pub fn failed_pods() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Reconcile order (one sync)",
+        "Failed or Succeeded pods are deleted and recreated.",
+    )
+}
+
 /// Parallel pod management works in slow-start batches.
 pub fn slow_start() -> Clause {
     Clause::new(

@@ -23,6 +23,7 @@ pub mod deviations;
 pub mod env;
 pub mod faults;
 pub mod features;
+pub mod host_ports;
 pub mod interrupt;
 pub mod job;
 pub mod kruise;

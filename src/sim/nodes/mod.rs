@@ -5,6 +5,8 @@
 //! - `scheduler`: binds pending pods to a node that fits their requests
 //!   (through the `binding` subresource) or marks them
 //!   `PodScheduled=False/Unschedulable` with upstream's message;
+//! - `admission`: the kubelet rejects a pod asking for a host port another
+//!   pod of its node holds (phase Failed, reason NodePorts);
 //! - `kubelet` / `podstatus` / `termination`: runs bound pods: image pulls
 //!   against a catalog (`images`), container starts, exits and restart
 //!   back-off, readiness probes' initial delay and readiness gates, preStop
@@ -19,6 +21,7 @@
 //! the loop only reacts to watch events and to timers set for the
 //! configured delays ([`Timings`]).
 
+mod admission;
 mod clock;
 mod events;
 mod images;

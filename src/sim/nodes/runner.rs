@@ -2,6 +2,7 @@
 //! pure decisions of `scheduler`, `kubelet` and `volumes`, and performs
 //! their writes. Timers are set only for the configured delays.
 
+use super::admission;
 use super::clock::plus;
 use super::images::ImageCatalog;
 use super::kubelet::{self, KubeletContext, PodRuntime};
@@ -126,6 +127,8 @@ struct Sim {
     runtimes: BTreeMap<String, PodRuntime>,
     written: BTreeMap<String, Value>,
     removing: BTreeSet<String>,
+    /// Pods the kubelet rejected at admission (they never run).
+    rejected: BTreeSet<String>,
     first_pending: BTreeMap<String, Timestamp>,
     assumed: BTreeMap<String, (String, Resources)>,
     unschedulable: BTreeMap<String, String>,
@@ -176,6 +179,7 @@ impl Sim {
             runtimes: BTreeMap::new(),
             written: BTreeMap::new(),
             removing: BTreeSet::new(),
+            rejected: BTreeSet::new(),
             first_pending: BTreeMap::new(),
             assumed: BTreeMap::new(),
             unschedulable: BTreeMap::new(),
@@ -244,6 +248,7 @@ impl Sim {
         self.runtimes.retain(|uid, _| !gone(uid));
         self.written.retain(|uid, _| !gone(uid));
         self.removing.retain(|uid| !gone(uid));
+        self.rejected.retain(|uid| !gone(uid));
         self.first_pending.retain(|uid, _| !gone(uid));
         self.assumed.retain(|uid, _| !gone(uid));
         self.unschedulable.retain(|uid, _| !gone(uid));

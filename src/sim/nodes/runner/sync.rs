@@ -25,7 +25,26 @@ impl Sim {
             return;
         }
         let now = Timestamp::now();
+        if self.rejected.contains(&uid) {
+            // Nothing of a rejected pod runs: once deleted it is removed.
+            if pod.metadata.deletion_timestamp.is_some() {
+                self.remove(key, uid, now).await;
+            }
+            return;
+        }
         if !self.runtimes.contains_key(&uid) {
+            let admitted: Vec<&Pod> = self
+                .pods
+                .values()
+                .filter(|p| {
+                    p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())
+                        && self.runtimes.contains_key(&uid_of(*p))
+                })
+                .collect();
+            if !admission::admits(&pod, &admitted) {
+                self.reject(&pod, key, &node, now).await;
+                return;
+            }
             let n = self.pod_ips.get(index).copied().unwrap_or(0);
             if let Some(slot) = self.pod_ips.get_mut(index) {
                 *slot += 1;
@@ -75,30 +94,62 @@ impl Sim {
             }
         }
         if result.remove {
-            let params = DeleteParams {
-                grace_period_seconds: Some(0),
-                preconditions: Some(Preconditions {
-                    uid: Some(uid.clone()),
-                    resource_version: None,
-                }),
-                ..DeleteParams::default()
-            };
-            match api.delete(&key.1, &params).await {
-                Ok(_) => {
-                    self.removing.insert(uid);
-                }
-                Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => {
-                    self.removing.insert(uid);
-                }
-                Err(e) => {
-                    tracing::warn!("node simulator: removing {}/{}: {e}", key.0, key.1);
-                    self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
-                }
-            }
+            self.remove(key, uid, now).await;
             return;
         }
         if let Some(at) = result.next_wake {
             self.wake_at(Wake::Pod(key.clone()), at);
+        }
+    }
+
+    /// Removes a pod whose containers have all stopped (DELETE with
+    /// gracePeriodSeconds=0, on the uid seen).
+    async fn remove(&mut self, key: &Key, uid: String, now: Timestamp) {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
+        let params = DeleteParams {
+            grace_period_seconds: Some(0),
+            preconditions: Some(Preconditions {
+                uid: Some(uid.clone()),
+                resource_version: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match api.delete(&key.1, &params).await {
+            Ok(_) => {
+                self.removing.insert(uid);
+            }
+            Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => {
+                self.removing.insert(uid);
+            }
+            Err(e) => {
+                tracing::warn!("node simulator: removing {}/{}: {e}", key.0, key.1);
+                self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
+            }
+        }
+    }
+
+    /// Rejects a pod at admission: writes phase Failed with the reason and
+    /// records the kubelet's event ([`admission`]).
+    async fn reject(&mut self, pod: &Pod, key: &Key, node: &str, now: Timestamp) {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
+        let patch = Patch::Strategic(json!({"status": admission::rejected_status()}));
+        match api
+            .patch_status(&key.1, &PatchParams::default(), &patch)
+            .await
+        {
+            Ok(_) => {
+                self.rejected.insert(uid_of(pod));
+                let source = Source {
+                    component: "kubelet",
+                    host: Some(node),
+                };
+                self.record(pod, &admission::rejected_event(), source).await;
+            }
+            Err(kube::Error::Api(e)) if e.code == 404 => {}
+            Err(e) => {
+                tracing::warn!("node simulator: rejecting {}/{}: {e}", key.0, key.1);
+                self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
+            }
         }
     }
 

@@ -1,0 +1,210 @@
+//! Upstream's e2e test "Should recreate evicted statefulset": a pod holding
+//! a host port runs on a node, then a set whose pods ask for the same port
+//! on that node (`spec.nodeName`, past the scheduler) is created; the node
+//! rejects its pod (phase Failed, reason NodePorts), the controller deletes
+//! it and creates it again until the port is free, and then it runs.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{Api, ListParams, PostParams};
+use serde_json::{json, Value};
+
+use super::clauses;
+use super::scenario::{RequestError, Scenario};
+use super::setspec::{SetSpec, DEFAULT_IMAGE};
+use super::waits::wait;
+use crate::history::views::state_before;
+use crate::history::{Change, Kind, Timeline};
+
+fn remember_key(pod: &str) -> String {
+    format!("node of pod {pod}")
+}
+
+/// A Ready node without a NoSchedule or NoExecute taint that is not
+/// cordoned, the first by name (upstream's test takes a random ready
+/// schedulable node).
+async fn schedulable_node(sc: &Scenario) -> Result<String, RequestError> {
+    let what = "pick a ready schedulable node".to_string();
+    let nodes = Api::<Node>::all(sc.client.clone())
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+    let mut fit: Vec<String> = nodes
+        .items
+        .iter()
+        .filter(|n| {
+            let spec = n.spec.as_ref();
+            let ready = n
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+            let cordoned = spec.and_then(|s| s.unschedulable).unwrap_or(false);
+            let tainted = spec
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|t| t.iter().any(|t| t.effect != "PreferNoSchedule"));
+            ready && !cordoned && !tainted
+        })
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    fit.sort();
+    fit.into_iter().next().ok_or_else(|| RequestError {
+        what,
+        message: "no node is Ready, schedulable and untainted".into(),
+        code: None,
+    })
+}
+
+/// Creates pod `name` holding host port `port` on a schedulable node.
+pub async fn hold_port(sc: &mut Scenario, name: &str, port: i32) -> Result<(), RequestError> {
+    let node = schedulable_node(sc).await?;
+    let what = format!("create pod {name} holding host port {port}");
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "nodeName": node,
+            "containers": [{"name": "holder", "image": DEFAULT_IMAGE,
+                "ports": [{"name": "conflict", "containerPort": port, "hostPort": port}]}],
+        },
+    }))
+    .map_err(|e| RequestError {
+        what: what.clone(),
+        message: e.to_string(),
+        code: None,
+    })?;
+    sc.note_change().await;
+    let created = sc
+        .pods_api()
+        .create(&PostParams::default(), &pod)
+        .await
+        .map_err(|e| RequestError::from_kube(what, e))?;
+    sc.wrote(Kind::Pod, &created.metadata);
+    sc.remembered.insert(remember_key(name), node);
+    Ok(())
+}
+
+/// Submits set `name` whose pods ask for host port `port` on the node of
+/// pod `holder` (its template's `spec.nodeName`, as upstream's test sets).
+pub async fn submit_on_node_of(
+    sc: &mut Scenario,
+    name: &str,
+    replicas: i32,
+    port: i32,
+    holder: &str,
+) -> anyhow::Result<()> {
+    let node = sc
+        .remembered
+        .get(&remember_key(holder))
+        .cloned()
+        .ok_or_else(|| {
+            anyhow::anyhow!("no step of this scenario created pod {holder} holding a host port")
+        })?;
+    let spec = SetSpec::new(name, replicas);
+    let mut obj = spec.to_object();
+    let template = obj
+        .pointer_mut("/spec/template/spec")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| anyhow::anyhow!("the set's manifest has no spec.template.spec"))?;
+    template.insert("nodeName".into(), json!(node));
+    let first = template
+        .get_mut("containers")
+        .and_then(|c| c.get_mut(0))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| anyhow::anyhow!("the set's manifest has no container"))?;
+    let port = json!({"name": "conflict", "containerPort": port, "hostPort": port});
+    match first.get_mut("ports").and_then(Value::as_array_mut) {
+        Some(ports) => ports.push(port),
+        None => {
+            first.insert("ports".into(), json!([port]));
+        }
+    }
+    sc.create_required_set(name, obj).await?;
+    sc.sets.insert(name.to_string(), spec);
+    Ok(())
+}
+
+/// What keeps the history from showing `pod` rejected by its node with
+/// `reason` (phase Failed) and that pod object deleted afterwards.
+pub fn rejection_gap(t: &Timeline, pod: &str, reason: &str) -> Option<String> {
+    let entries = t.entries();
+    let rejected = entries.iter().position(|e| {
+        e.kind == Kind::Pod
+            && e.name == pod
+            && e.object.pointer("/status/phase").and_then(Value::as_str) == Some("Failed")
+            && e.object.pointer("/status/reason").and_then(Value::as_str) == Some(reason)
+    });
+    let Some(at) = rejected else {
+        return Some(format!("{pod} was never Failed with reason {reason}"));
+    };
+    let uid = &entries[at].uid;
+    let deleted = entries[at..]
+        .iter()
+        .any(|e| e.kind == Kind::Pod && e.uid == *uid && e.change == Change::Deleted);
+    (!deleted).then(|| format!("{pod} was Failed with reason {reason} and never deleted"))
+}
+
+/// Waits until `pod` was rejected with `reason` and deleted.
+pub async fn rejected_and_deleted(
+    sc: &mut Scenario,
+    pod: &str,
+    reason: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (pod, reason) = (pod.to_string(), reason.to_string());
+    wait(sc, timeout, clauses::failed_pods(), move |t| {
+        rejection_gap(t, &pod, &reason)
+    })
+    .await
+}
+
+/// Waits until pod `name` (not of a set) is running and ready.
+pub async fn running(sc: &mut Scenario, name: &str, timeout: Duration) -> anyhow::Result<()> {
+    let name = name.to_string();
+    wait(sc, timeout, clauses::failed_pods(), move |t| {
+        let state = state_before(t, t.next_seq());
+        match state.pods.get(name.as_str()) {
+            Some(p) if p.ready => None,
+            Some(_) => Some(format!("{name} is not ready")),
+            None => Some(format!("{name} does not exist")),
+        }
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Entry;
+
+    fn pod(change: Change, uid: &str, status: Value) -> Entry {
+        Entry::new(
+            Duration::ZERO,
+            Kind::Pod,
+            change,
+            json!({"metadata": {"name": "web-0", "uid": uid}, "status": status}),
+        )
+    }
+
+    #[test]
+    fn a_rejection_counts_once_that_pod_object_is_deleted() {
+        let mut t = Timeline::new();
+        t.push(pod(Change::Added, "a", json!({"phase": "Pending"})));
+        assert!(rejection_gap(&t, "web-0", "NodePorts").is_some_and(|g| g.contains("never Failed")));
+        t.push(pod(
+            Change::Modified,
+            "a",
+            json!({"phase": "Failed", "reason": "NodePorts"}),
+        ));
+        assert!(
+            rejection_gap(&t, "web-0", "NodePorts").is_some_and(|g| g.contains("never deleted"))
+        );
+        // Another object of the same name going does not count.
+        t.push(pod(Change::Deleted, "b", json!({})));
+        assert!(rejection_gap(&t, "web-0", "NodePorts").is_some());
+        t.push(pod(Change::Deleted, "a", json!({"phase": "Failed"})));
+        assert_eq!(rejection_gap(&t, "web-0", "NodePorts"), None);
+        // Failed for another reason is not this rejection.
+        assert!(rejection_gap(&t, "web-0", "Evicted").is_some());
+    }
+}
