@@ -242,14 +242,17 @@ fn progressing(status: &Value) -> Option<(Option<&str>, Option<&str>)> {
 }
 
 /// Whether `Progressing` moved its `lastTransitionTime` without a change of
-/// status, or changed status without a new one. `written` is the wall time
-/// of the `after` write: lastTransitionTime has whole seconds
-/// (metav1.Time), so a transition within a second of the one before may
-/// rightly show the same time.
+/// status, or changed status without a new one. `computed_after` is the
+/// earliest wall time at which the controller can have decided the `after`
+/// status: once it had seen the status before it and the generation the
+/// status observes. lastTransitionTime has whole seconds (metav1.Time), so
+/// a transition decided within a second of the time it keeps may rightly
+/// show that time, also when its write lands much later (a write held up by
+/// an outage).
 fn transition_lie(
     before: &Value,
     after: &Value,
-    written: Option<jiff::Timestamp>,
+    computed_after: Option<jiff::Timestamp>,
 ) -> Option<String> {
     let (Some((was, was_at)), Some((is, is_at))) = (progressing(before), progressing(after)) else {
         return None;
@@ -264,7 +267,7 @@ fn transition_lie(
     }
     let same_second = || {
         let at = is_at.and_then(|t| t.parse::<jiff::Timestamp>().ok());
-        matches!((at, written), (Some(at), Some(w)) if w.as_second() - at.as_second() <= 1)
+        matches!((at, computed_after), (Some(at), Some(c)) if c.as_second() - at.as_second() <= 1)
     };
     if was != is && was_at.is_some() && was_at == is_at && !same_second() {
         return Some(format!(
@@ -286,6 +289,8 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
     let mut moments: Vec<(Duration, State<'_>)> = Vec::new();
     let mut previous_status: Option<&Value> = None;
     let mut previous_write_at = Duration::ZERO;
+    // When each generation of the set was first recorded.
+    let mut generation_seen: Vec<(i64, Duration)> = Vec::new();
     // The update revision whose rollout was seen complete.
     let mut completed_revision: Option<&Value> = None;
     for e in t.entries() {
@@ -293,6 +298,13 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
         moments.push((e.at, state.clone()));
         if e.kind != Kind::StatefulSet || e.name != set || e.change == Change::Deleted {
             continue;
+        }
+        let generation = e
+            .object
+            .pointer("/metadata/generation")
+            .and_then(Value::as_i64);
+        if let Some(g) = generation.filter(|g| generation_seen.iter().all(|(s, _)| s != g)) {
+            generation_seen.push((g, e.at));
         }
         let Some(status) = e.object.get("status") else {
             continue;
@@ -341,11 +353,17 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
                 current.unwrap_or_default()
             ));
         }
-        let written = t.origin.and_then(|o| {
-            o.checked_add(jiff::SignedDuration::try_from(e.at).unwrap_or_default())
+        let observed = status.get("observedGeneration").and_then(Value::as_i64);
+        let generation_at = generation_seen
+            .iter()
+            .find(|(g, _)| Some(*g) == observed)
+            .map_or(Duration::ZERO, |(_, at)| *at);
+        let computed_after = t.origin.and_then(|o| {
+            let at = previous_write_at.max(generation_at);
+            o.checked_add(jiff::SignedDuration::try_from(at).unwrap_or_default())
                 .ok()
         });
-        if let Some(lie) = previous_status.and_then(|p| transition_lie(p, status, written)) {
+        if let Some(lie) = previous_status.and_then(|p| transition_lie(p, status, computed_after)) {
             lies.push(lie);
         }
         if let Some(ready) = claims_completion(status) {
@@ -553,6 +571,32 @@ mod tests {
             "{v}"
         );
         let v = judge(&[("True", t0), ("False", t0)]).unwrap_err();
+        assert!(v.message.contains("kept lastTransitionTime"), "{v}");
+    }
+
+    #[test]
+    fn a_transition_decided_in_the_second_it_keeps_may_land_late_but_a_copied_time_may_not() {
+        // Origin 00:00:00.2; the rollout ends at +0.1 s (False stamped :00).
+        let judge = |change_at: f64, true_at: f64| {
+            let mut b = TimelineBuilder::new();
+            b.set_spec("web", json!({"replicas": 0}));
+            let mut done = with_progressing("False", "2026-01-01T00:00:00Z");
+            done["observedGeneration"] = json!(1);
+            b.at(0.1).set_status("web", done);
+            b.at(change_at)
+                .set_spec("web", json!({"replicas": 0, "x": 1}));
+            let mut again = with_progressing("True", "2026-01-01T00:00:00Z");
+            again["observedGeneration"] = json!(2);
+            b.at(true_at).set_status("web", again);
+            let mut t = b.build();
+            t.origin = "2026-01-01T00:00:00.2Z".parse().ok();
+            status_truthful(&t, &Clause::from("t"), "web")
+        };
+        // Changed in the same second, written 8 s later (an outage): the
+        // transition was decided at :00.
+        assert!(judge(0.3, 8.0).is_ok());
+        // Changed 5 s later: a True stamped :00 copied the False's time.
+        let v = judge(5.0, 5.1).unwrap_err();
         assert!(v.message.contains("kept lastTransitionTime"), "{v}");
     }
 
