@@ -219,7 +219,7 @@ async fn run_selected<W: ScenarioWorld>(
     super::out::text_raw(&facts.describe());
     let plan = RunPlan::new(&features, &selection, |p| skip_of(p, &env, &facts));
     let opts = RunOptions {
-        concurrency: args.concurrency,
+        concurrency: args.concurrency(),
         fail_fast: args.fail_fast,
         keep_on_failure: args.keep_on_failure,
         progress: true,

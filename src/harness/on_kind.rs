@@ -110,7 +110,7 @@ fn inner_args(args: &RunArgs, kubeconfig: &Path, gates: &FeatureGates) -> Vec<St
         "--target={}",
         super::job::target_label(&args.target)
     ));
-    out.push(format!("--concurrency={}", args.concurrency));
+    out.push(format!("--concurrency={}", args.concurrency()));
     if args.repeat > 1 {
         out.push(format!("--repeat={}", args.repeat));
     }

@@ -77,7 +77,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            concurrency: 8,
+            concurrency: 16,
             fail_fast: false,
             keep_on_failure: false,
             progress: true,
