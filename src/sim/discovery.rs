@@ -109,6 +109,9 @@ pub fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option
             "name": r.plural, "singularName": r.singular, "namespaced": r.namespaced,
             "kind": r.kind, "verbs": VERBS,
         });
+        if r.create_only() {
+            e["verbs"] = json!(["create"]);
+        }
         if let Some(m) = e.as_object_mut() {
             if !r.short_names.is_empty() {
                 m.insert("shortNames".into(), json!(r.short_names));

@@ -364,7 +364,20 @@ pub fn create_in(
         }
     }
     let name = meta_str(&obj, "name").unwrap_or_default().to_string();
-    if !meta::is_dns1123_subdomain(&name) {
+    if info.builtin && info.group == "rbac.authorization.k8s.io" {
+        // RBAC names are path segments (`ValidateRBACName`,
+        // apimachinery's path.IsValidPathSegmentName): `system:auth-delegator`.
+        if let Some(why) = admission::meta::path_segment_error(&name) {
+            let msg = format!("Invalid value: {name:?}: {why}");
+            return Err(invalid_one(
+                info,
+                &name,
+                "FieldValueInvalid",
+                "metadata.name",
+                &msg,
+            ));
+        }
+    } else if !meta::is_dns1123_subdomain(&name) {
         let msg = format!("Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
         return Err(invalid_one(
             info,

@@ -65,6 +65,12 @@ impl ResourceInfo {
         Gr::new(&self.group, &self.plural)
     }
 
+    /// A review the server answers and does not store
+    /// (authorization.k8s.io): `create` is its only verb.
+    pub fn create_only(&self) -> bool {
+        self.builtin && self.group == "authorization.k8s.io"
+    }
+
     /// `apps/v1` or `v1`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -238,6 +244,136 @@ const BUILTINS: &[Builtin] = &[
         all: false,
     },
     Builtin {
+        group: "",
+        plural: "endpoints",
+        kind: "Endpoints",
+        namespaced: true,
+        short: &["ep"],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "apps",
+        plural: "deployments",
+        kind: "Deployment",
+        namespaced: true,
+        short: &["deploy"],
+        status: true,
+        generation: true,
+        all: true,
+    },
+    Builtin {
+        group: "apps",
+        plural: "replicasets",
+        kind: "ReplicaSet",
+        namespaced: true,
+        short: &["rs"],
+        status: true,
+        generation: true,
+        all: true,
+    },
+    Builtin {
+        group: "apps",
+        plural: "daemonsets",
+        kind: "DaemonSet",
+        namespaced: true,
+        short: &["ds"],
+        status: true,
+        generation: true,
+        all: true,
+    },
+    Builtin {
+        group: "batch",
+        plural: "jobs",
+        kind: "Job",
+        namespaced: true,
+        short: &[],
+        status: true,
+        generation: true,
+        all: true,
+    },
+    Builtin {
+        group: "policy",
+        plural: "poddisruptionbudgets",
+        kind: "PodDisruptionBudget",
+        namespaced: true,
+        short: &["pdb"],
+        status: true,
+        generation: true,
+        all: false,
+    },
+    Builtin {
+        group: "discovery.k8s.io",
+        plural: "endpointslices",
+        kind: "EndpointSlice",
+        namespaced: true,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "rbac.authorization.k8s.io",
+        plural: "clusterroles",
+        kind: "ClusterRole",
+        namespaced: false,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "rbac.authorization.k8s.io",
+        plural: "clusterrolebindings",
+        kind: "ClusterRoleBinding",
+        namespaced: false,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "rbac.authorization.k8s.io",
+        plural: "roles",
+        kind: "Role",
+        namespaced: true,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "rbac.authorization.k8s.io",
+        plural: "rolebindings",
+        kind: "RoleBinding",
+        namespaced: true,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "authorization.k8s.io",
+        plural: "selfsubjectaccessreviews",
+        kind: "SelfSubjectAccessReview",
+        namespaced: false,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
+        group: "authorization.k8s.io",
+        plural: "selfsubjectrulesreviews",
+        kind: "SelfSubjectRulesReview",
+        namespaced: false,
+        short: &[],
+        status: false,
+        generation: false,
+        all: false,
+    },
+    Builtin {
         group: "apiextensions.k8s.io",
         plural: "customresourcedefinitions",
         kind: "CustomResourceDefinition",
@@ -250,7 +386,8 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 fn builtin_info(b: &Builtin) -> ResourceInfo {
-    let scale = (b.plural == "statefulsets").then(|| {
+    let scaled = matches!(b.plural, "statefulsets" | "deployments" | "replicasets");
+    let scale = scaled.then(|| {
         (
             ".spec.replicas".to_string(),
             ".status.replicas".to_string(),

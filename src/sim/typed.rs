@@ -26,7 +26,9 @@ use super::status::ApiError;
 /// typed form as JSON (unknown fields gone), or None for kinds without a
 /// typed form here (custom resources).
 pub fn round_trip(info: &ResourceInfo, obj: &Value) -> Option<Result<Value, ApiError>> {
-    use k8s_openapi::api::{apps, coordination, core, policy, rbac, storage};
+    use k8s_openapi::api::{
+        apps, authorization, batch, coordination, core, discovery, policy, rbac, storage,
+    };
     macro_rules! kinds {
         ($(($group:literal, $version:literal, $kind:literal, $ty:ty)),* $(,)?) => {
             match (info.group.as_str(), info.version.as_str(), info.kind.as_str()) {
@@ -53,6 +55,25 @@ pub fn round_trip(info: &ResourceInfo, obj: &Value) -> Option<Result<Value, ApiE
         ("apps", "v1", "Deployment", apps::v1::Deployment),
         ("apps", "v1", "ReplicaSet", apps::v1::ReplicaSet),
         ("apps", "v1", "DaemonSet", apps::v1::DaemonSet),
+        ("batch", "v1", "Job", batch::v1::Job),
+        (
+            "discovery.k8s.io",
+            "v1",
+            "EndpointSlice",
+            discovery::v1::EndpointSlice
+        ),
+        (
+            "authorization.k8s.io",
+            "v1",
+            "SelfSubjectAccessReview",
+            authorization::v1::SelfSubjectAccessReview
+        ),
+        (
+            "authorization.k8s.io",
+            "v1",
+            "SelfSubjectRulesReview",
+            authorization::v1::SelfSubjectRulesReview
+        ),
         ("", "v1", "Pod", core::v1::Pod),
         ("", "v1", "ConfigMap", core::v1::ConfigMap),
         ("", "v1", "Secret", core::v1::Secret),

@@ -85,6 +85,19 @@ pub fn dns1123_label_errors(value: &str) -> Vec<String> {
     out
 }
 
+/// Why `name` is not a valid path segment (apimachinery's
+/// `path.IsValidPathSegmentName`, the name rule of RBAC objects), if it is
+/// not.
+pub fn path_segment_error(name: &str) -> Option<String> {
+    if name == "." || name == ".." {
+        return Some(format!("may not be '{name}'"));
+    }
+    ["/", "%"]
+        .iter()
+        .find(|bad| name.contains(*bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+}
+
 /// Upstream's `IsDNS1123Subdomain` messages for `value`.
 pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -258,6 +271,12 @@ mod tests {
             vec!["must be no more than 63 characters".to_string()]
         );
         assert!(dns1123_subdomain_errors("a.b-c").is_empty());
+        assert_eq!(path_segment_error("system:auth-delegator"), None);
+        assert_eq!(path_segment_error("..").as_deref(), Some("may not be '..'"));
+        assert_eq!(
+            path_segment_error("a/b").as_deref(),
+            Some("may not contain '/'")
+        );
         assert_eq!(dns1123_subdomain_errors("a..b").len(), 1);
         let errs = validate_create_name(
             &json!({"metadata": {"name": "Web_1"}}),

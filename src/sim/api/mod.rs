@@ -3,6 +3,7 @@
 mod logs;
 mod path;
 mod read;
+mod review;
 pub(crate) mod sub;
 mod table;
 mod table_custom;
@@ -316,6 +317,12 @@ async fn resource(
         headers,
         all_namespaces: p.namespace.is_none(),
     };
+    if info.create_only() {
+        return match verb {
+            "create" => review::answer(&req, &read_body(headers, body).await?),
+            _ => Err(ApiError::method_not_allowed()),
+        };
+    }
     match verb {
         "get" => read::get(&req),
         "list" => read::list(&req),

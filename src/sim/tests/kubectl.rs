@@ -292,3 +292,59 @@ async fn serve_for_manual_use() {
     tokio::time::sleep(Duration::from_secs(600)).await;
     c.shutdown().await;
 }
+
+/// The project's own install manifest (Namespace, ServiceAccount, RBAC,
+/// Deployment) applies, `kubectl auth can-i` answers, and the workload kinds
+/// a vendor's manifests carry are served.
+#[tokio::test]
+async fn kubectl_applies_the_controller_manifest_and_auth_can_i_answers() {
+    let c = cluster().await;
+    let Some(k) = Kubectl::new(&c) else {
+        return;
+    };
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/clusters/manifests/controller.yaml"
+    );
+    let out = k.run(&["apply", "-f", manifest]).await;
+    for made in [
+        "clusterrole.rbac.authorization.k8s.io/",
+        "clusterrolebinding.rbac.authorization.k8s.io/",
+        "deployment.apps/",
+    ] {
+        assert!(
+            out.contains(made) && out.contains("created"),
+            "{made}: {out}"
+        );
+    }
+    let again = k.run(&["apply", "-f", manifest]).await;
+    assert!(
+        !again.contains("created") && again.contains("unchanged"),
+        "{again}"
+    );
+    let out = k.run(&["get", "deployments", "-A"]).await;
+    assert!(
+        out.starts_with("NAMESPACE") || out.starts_with("NAME"),
+        "{out}"
+    );
+    assert_eq!(
+        k.run(&["auth", "can-i", "create", "pods"]).await.trim(),
+        "yes"
+    );
+    let out = k.run(&["auth", "can-i", "--list"]).await;
+    assert!(out.contains("*.*"), "{out}");
+    let out = k
+        .run(&["api-resources", "--api-group=authorization.k8s.io"])
+        .await;
+    assert!(out.contains("selfsubjectaccessreviews"), "{out}");
+    for kind in [
+        "replicasets",
+        "daemonsets",
+        "jobs",
+        "poddisruptionbudgets",
+        "endpointslices",
+        "endpoints",
+    ] {
+        k.run(&["get", kind, "-A"]).await;
+    }
+}
