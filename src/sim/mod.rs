@@ -40,9 +40,9 @@
 //!   `api/table.rs`, other types print NAME and AGE;
 //! - `pods/log` serves an empty log once a container has started (the
 //!   simulated containers print nothing); no `exec`, `attach`,
-//!   `portforward`, `eviction`, `ephemeralcontainers`; no
-//!   ServiceAccount/root-CA objects are created per namespace;
-//!   Endpoints/EndpointSlices are not served;
+//!   `portforward`, `eviction`, `ephemeralcontainers`; no root-CA
+//!   ConfigMap is created per namespace; Endpoints, EndpointSlices and
+//!   the workload kinds are stored, with no controller acting on them;
 //! - the garbage collector and namespace controller run in-process and act
 //!   immediately on every change (upstream's run with informer delays).
 

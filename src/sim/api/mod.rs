@@ -1,6 +1,7 @@
 //! The HTTP front end: authentication, the fault hook, routing, body decoding.
 
 mod logs;
+mod partial;
 mod path;
 mod read;
 mod review;
@@ -360,6 +361,15 @@ impl Req<'_> {
     /// `dryRun=All` was requested.
     pub fn dry_run(&self) -> bool {
         self.params.get("dryRun").is_some_and(|v| v == "All")
+    }
+
+    /// The `meta.k8s.io` version when the client asked for metadata only
+    /// (and not for a Table).
+    pub fn metadata_only(&self) -> Option<&'static str> {
+        if self.table().is_some() {
+            return None;
+        }
+        partial::wants(self.headers)
     }
 
     /// `Some(includeObject)` when the client asked for a Table.

@@ -83,7 +83,10 @@ pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
             let rv = obj["metadata"]["resourceVersion"].clone();
             super::table::table(info, &[obj], json!({"resourceVersion": rv}), &include)
         }
-        "" | "status" => output(info, obj),
+        "" | "status" => match req.metadata_only() {
+            Some(version) => super::partial::object(version, &obj),
+            None => output(info, obj),
+        },
         _ => return Err(ApiError::method_not_allowed()),
     };
     Ok(json_response(StatusCode::OK, &out))
@@ -213,6 +216,10 @@ pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
     if let Some(include) = req.table() {
         let t = super::table::table(info, &items, Value::Object(meta), &include);
         return Ok(json_response(StatusCode::OK, &t));
+    }
+    if let Some(version) = req.metadata_only() {
+        let l = super::partial::list(version, &items, Value::Object(meta));
+        return Ok(json_response(StatusCode::OK, &l));
     }
     let items: Vec<Value> = items
         .into_iter()

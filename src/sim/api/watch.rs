@@ -51,15 +51,16 @@ fn line(kind: &str, object: &Value) -> Bytes {
     Bytes::from(s)
 }
 
-fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
+fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool, partial: Option<&str>) -> Bytes {
     let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
     if initial_end {
         meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    line(
-        "BOOKMARK",
-        &json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta}),
-    )
+    let object = json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta});
+    match partial {
+        Some(version) => line("BOOKMARK", &super::partial::object(version, &object)),
+        None => line("BOOKMARK", &object),
+    }
 }
 
 /// kube-apiserver's `validateWatchOptions` (k8s.io/apimachinery
@@ -156,6 +157,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         initial_end_bookmark: send_initial && bookmarks,
         timeout,
         table: req.table(),
+        metadata_only: req.metadata_only(),
         end,
         agent: agent.to_string(),
     };
@@ -184,6 +186,9 @@ struct WatchJob {
     initial_end_bookmark: bool,
     timeout: Duration,
     table: Option<String>,
+    /// The `meta.k8s.io` version of PartialObjectMetadata events, when the
+    /// client asked for metadata only.
+    metadata_only: Option<&'static str>,
     /// An early end a fault rule decided for this watch.
     end: Option<WatchEnd>,
     /// The client's user agent (stale views are looked up by it).
@@ -209,7 +214,10 @@ impl WatchJob {
                 );
                 line(kind, &t)
             }
-            None => line(kind, &output(&self.info, obj)),
+            None => match self.metadata_only {
+                Some(version) => line(kind, &super::partial::object(version, &obj)),
+                None => line(kind, &output(&self.info, obj)),
+            },
         }
     }
 
@@ -244,7 +252,7 @@ impl WatchJob {
             tx.send(self.event("ADDED", o)).await.map_err(|_| ())?;
         }
         if self.initial_end_bookmark {
-            tx.send(bookmark(&self.info, rv, true))
+            tx.send(bookmark(&self.info, rv, true, self.metadata_only))
                 .await
                 .map_err(|_| ())?;
         }
@@ -349,7 +357,7 @@ impl WatchJob {
                 }
                 _ = self.state.shutdown.cancelled() => return,
                 _ = tick.tick() => {
-                    if self.bookmarks && tx.send(bookmark(&self.info, last, false)).await.is_err() {
+                    if self.bookmarks && tx.send(bookmark(&self.info, last, false, self.metadata_only)).await.is_err() {
                         return;
                     }
                 }

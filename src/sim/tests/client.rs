@@ -260,3 +260,40 @@ async fn discovery_and_version() {
         || s.plural.ends_with("scale")));
     c.shutdown().await;
 }
+
+/// Metadata-only reads: kube-rs's `get_metadata`, `list_metadata` and a
+/// watcher of `PartialObjectMeta` get PartialObjectMetadata(List), not the full objects.
+#[tokio::test]
+async fn metadata_only_get_list_and_watch() {
+    use futures::StreamExt;
+    use kube::core::PartialObjectMeta;
+    use kube::runtime::{watcher, WatchStreamExt};
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let cm: ConfigMap = serde_json::from_value(
+        json!({"metadata": {"name": "m1", "labels": {"k": "v"}}, "data": {"big": "x".repeat(1000)}}),
+    )
+    .unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    let one = cms.get_metadata("m1").await.unwrap();
+    let types = one.types.clone().unwrap();
+    assert_eq!(
+        (types.api_version.as_str(), types.kind.as_str()),
+        ("meta.k8s.io/v1", "PartialObjectMetadata")
+    );
+    assert_eq!(one.metadata.labels.unwrap()["k"], "v");
+    let list = cms.list_metadata(&ListParams::default()).await.unwrap();
+    assert_eq!(list.items.len(), 1);
+    assert!(list.metadata.resource_version.is_some());
+    let metas: Api<PartialObjectMeta<ConfigMap>> = Api::namespaced(client.clone(), "default");
+    let mut events = watcher(metas, watcher::Config::default())
+        .applied_objects()
+        .boxed();
+    let first = tokio::time::timeout(std::time::Duration::from_secs(10), events.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.metadata.name.as_deref(), Some("m1"));
+}
