@@ -12,7 +12,6 @@
 
 #![allow(clippy::result_large_err)]
 
-use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim};
 use kube::api::{Api, Patch, PatchParams};
 use kube::ResourceExt;
@@ -69,15 +68,17 @@ async fn reference(sc: &Scenario, given: &Given, what: &str) -> Result<Value, Re
             "controller": true, "blockOwnerDeletion": true,
         }),
         Given::NotController(set) => {
-            let uid = Api::<StatefulSet>::namespaced(sc.client.clone(), &sc.namespace)
+            // The target's own resource (apps/v1, or a vendor's kind).
+            let uid = sc
+                .sets_api()
                 .get(set)
                 .await
                 .map_err(err)?
                 .uid()
                 .unwrap_or_default();
             json!({
-                "apiVersion": "apps/v1", "kind": "StatefulSet", "name": set, "uid": uid,
-                "controller": false, "blockOwnerDeletion": true,
+                "apiVersion": sc.resource.api_version, "kind": sc.resource.kind,
+                "name": set, "uid": uid, "controller": false, "blockOwnerDeletion": true,
             })
         }
     })
