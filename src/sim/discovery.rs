@@ -262,3 +262,167 @@ mod tests {
         );
     }
 }
+
+/// The `apidiscovery.k8s.io` version (`v2` or `v2beta1`) of the aggregated
+/// discovery document an `Accept` header asks for first, if any (client-go
+/// and kubectl ask for `as=APIGroupDiscoveryList` before the legacy form).
+pub fn wants_aggregated(accept: &str) -> Option<&'static str> {
+    for media in accept.split(',') {
+        let params: Vec<&str> = media.split(';').map(str::trim).collect();
+        if params[0] != "application/json"
+            || !params.contains(&"as=APIGroupDiscoveryList")
+            || !params.contains(&"g=apidiscovery.k8s.io")
+        {
+            continue;
+        }
+        if params.contains(&"v=v2") {
+            return Some("v2");
+        }
+        if params.contains(&"v=v2beta1") {
+            return Some("v2beta1");
+        }
+    }
+    None
+}
+
+fn kind_ref(group: &str, version: &str, kind: &str) -> Value {
+    json!({"group": group, "version": version, "kind": kind})
+}
+
+/// One resource as an `APIResourceDiscovery`, its subresources within.
+fn resource_discovery(r: &ResourceInfo) -> Value {
+    let verbs: Vec<&str> = if r.create_only() {
+        vec!["create"]
+    } else {
+        VERBS.to_vec()
+    };
+    let rw = ["get", "patch", "update"];
+    let mut subs = Vec::new();
+    if r.status {
+        subs.push(json!({"subresource": "status", "responseKind": kind_ref(&r.group, &r.version, &r.kind), "verbs": rw}));
+    }
+    if r.scale.is_some() {
+        subs.push(json!({"subresource": "scale", "responseKind": kind_ref("autoscaling", "v1", "Scale"), "verbs": rw}));
+    }
+    if r.binding {
+        subs.push(json!({"subresource": "binding", "responseKind": kind_ref("", "v1", "Binding"), "verbs": ["create"]}));
+        subs.push(json!({"subresource": "log", "responseKind": kind_ref("", "v1", "Pod"), "verbs": ["get"]}));
+    }
+    if r.plural == "namespaces" && r.group.is_empty() {
+        subs.push(json!({"subresource": "finalize", "responseKind": kind_ref("", "v1", "Namespace"), "verbs": ["update"]}));
+    }
+    let mut e = json!({
+        "resource": r.plural,
+        "responseKind": kind_ref(&r.group, &r.version, &r.kind),
+        "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": r.singular,
+        "verbs": verbs,
+    });
+    if !r.short_names.is_empty() {
+        e["shortNames"] = json!(r.short_names);
+    }
+    if !r.categories.is_empty() {
+        e["categories"] = json!(r.categories);
+    }
+    if !subs.is_empty() {
+        e["subresources"] = json!(subs);
+    }
+    e
+}
+
+/// The aggregated discovery document of `/api` (`core`) or `/apis`
+/// (KEP-3352's `APIGroupDiscoveryList`): every group with every served
+/// version and its resources, the preferred version first.
+pub fn aggregated(all: &[ResourceInfo], core: bool, version: &str) -> Value {
+    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Value>>> = BTreeMap::new();
+    for r in all.iter().filter(|r| r.group.is_empty() == core) {
+        groups
+            .entry(r.group.as_str())
+            .or_default()
+            .entry(r.version.as_str())
+            .or_default()
+            .push(resource_discovery(r));
+    }
+    let order = group_versions(all);
+    let items: Vec<Value> = groups
+        .into_iter()
+        .map(|(group, versions)| {
+            let preferred = order.get(group).cloned().unwrap_or_default();
+            let mut vs: Vec<(&str, Vec<Value>)> = versions.into_iter().collect();
+            vs.sort_by_key(|(v, _)| preferred.iter().position(|p| p == v).unwrap_or(usize::MAX));
+            let versions: Vec<Value> = vs
+                .into_iter()
+                .map(|(v, mut resources)| {
+                    resources.sort_by(|a, b| a["resource"].as_str().cmp(&b["resource"].as_str()));
+                    json!({"version": v, "resources": resources, "freshness": "Current"})
+                })
+                .collect();
+            let mut meta = json!({"creationTimestamp": null});
+            if !group.is_empty() {
+                meta["name"] = json!(group);
+            }
+            json!({"metadata": meta, "versions": versions})
+        })
+        .collect();
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": format!("apidiscovery.k8s.io/{version}"),
+        "metadata": {},
+        "items": items,
+    })
+}
+
+#[cfg(test)]
+mod aggregated_tests {
+    use super::*;
+
+    #[test]
+    fn aggregated_discovery_is_asked_for_by_media_type_parameters() {
+        let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        assert_eq!(wants_aggregated(kubectl), Some("v2"));
+        assert_eq!(
+            wants_aggregated(
+                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+            ),
+            Some("v2beta1")
+        );
+        assert_eq!(wants_aggregated("application/json, */*"), None);
+    }
+
+    #[test]
+    fn every_group_version_resource_and_subresource_is_listed() {
+        let all = super::super::resources::builtins();
+        let apis = aggregated(&all, false, "v2");
+        assert_eq!(apis["kind"], "APIGroupDiscoveryList");
+        let apps = apis["items"]
+            .as_array()
+            .and_then(|i| i.iter().find(|g| g["metadata"]["name"] == "apps"))
+            .expect("apps");
+        let sts = apps["versions"][0]["resources"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["resource"] == "statefulsets"))
+            .expect("statefulsets");
+        assert_eq!(sts["scope"], "Namespaced");
+        assert_eq!(sts["responseKind"]["kind"], "StatefulSet");
+        let subs: Vec<&str> = sts["subresources"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|s| s["subresource"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(subs, vec!["status", "scale"]);
+        let core = aggregated(&all, true, "v2");
+        assert_eq!(core["items"].as_array().map(Vec::len), Some(1));
+        assert!(core["items"][0]["metadata"].get("name").is_none());
+        let reviews = aggregated(&all, false, "v2")["items"]
+            .as_array()
+            .and_then(|i| {
+                i.iter()
+                    .find(|g| g["metadata"]["name"] == "authorization.k8s.io")
+                    .cloned()
+            })
+            .expect("authorization");
+        assert_eq!(
+            reviews["versions"][0]["resources"][0]["verbs"],
+            json!(["create"])
+        );
+    }
+}

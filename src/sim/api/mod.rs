@@ -230,6 +230,10 @@ async fn dispatch(
         }
     };
     let all = || resources::all(&state.store);
+    let aggregated = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(discovery::wants_aggregated);
     match route {
         Route::Version => get_only(discovery::version(state.version)),
         Route::Metrics => {
@@ -253,6 +257,21 @@ async fn dispatch(
             } else {
                 Err(ApiError::method_not_allowed())
             }
+        }
+        Route::CoreVersions | Route::Groups if method == Method::GET && aggregated.is_some() => {
+            let version = aggregated.unwrap_or("v2");
+            let core = matches!(route, Route::CoreVersions);
+            let body = discovery::aggregated(&all(), core, version);
+            let mut resp = json_response(StatusCode::OK, &body);
+            let media = format!(
+                "application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
+            );
+            if let Ok(v) = header::HeaderValue::from_str(&media) {
+                resp.headers_mut().insert(header::CONTENT_TYPE, v);
+            }
+            resp.headers_mut()
+                .insert(header::VARY, header::HeaderValue::from_static("Accept"));
+            Ok(resp)
         }
         Route::CoreVersions => get_only(discovery::core_versions(&state.address)),
         Route::Groups => get_only(discovery::group_list(&all())),
