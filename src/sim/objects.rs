@@ -309,6 +309,16 @@ fn reset_status_on_create(info: &ResourceInfo, obj: &mut Value) {
     }
 }
 
+/// A create body carrying a resourceVersion the storage would read as a
+/// version (a non-zero number: "0" and non-numbers are cleared, as
+/// `ObjectResourceVersion` fails or reads 0 for them).
+fn set_on_create(obj: &Value) -> bool {
+    obj.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|v| v != 0)
+}
+
 /// Creates an object in `ns` (ignored for cluster-scoped resources).
 /// `gates` = `None` skips admission (in-process writers).
 pub fn create_in(
@@ -321,6 +331,15 @@ pub fn create_in(
 ) -> Result<Value, ApiError> {
     check_type(info, &mut obj)?;
     let ns = if info.namespaced { ns } else { "" };
+    if gates.is_some() && set_on_create(&obj) {
+        // etcd3 store's Create refuses it with a plain error, which the
+        // handler answers as a 500 with no reason (ErrorToAPIStatus).
+        return Err(ApiError::new(
+            500,
+            "",
+            "resourceVersion should not be set on objects to be created",
+        ));
+    }
     {
         let m = meta_mut(&mut obj);
         if let Some(body_ns) = m.get("namespace").and_then(Value::as_str) {

@@ -263,7 +263,10 @@ impl ApiError {
         status.insert("metadata".into(), json!({}));
         status.insert("status".into(), json!("Failure"));
         status.insert("message".into(), json!(self.message));
-        status.insert("reason".into(), json!(self.reason));
+        if !self.reason.is_empty() {
+            // metav1.Status's reason is omitempty (StatusReasonUnknown).
+            status.insert("reason".into(), json!(self.reason));
+        }
         if !details.is_empty() {
             status.insert("details".into(), Value::Object(details));
         }
