@@ -14,11 +14,23 @@ pub fn output(info: &ResourceInfo, mut obj: Value) -> Value {
     if super::super::convert::is_events_v1(info) {
         return super::super::convert::core_to_events_v1(&obj);
     }
-    if let Some(m) = obj.as_object_mut() {
-        m.insert("apiVersion".into(), json!(info.api_version()));
-        m.insert("kind".into(), json!(info.kind));
+    let Some(m) = obj.as_object_mut() else {
+        return obj;
+    };
+    // kube-apiserver writes its Go structs' field order: TypeMeta's kind,
+    // then apiVersion, then metadata, before the rest.
+    let mut out = serde_json::Map::with_capacity(m.len() + 2);
+    out.insert("kind".into(), json!(info.kind));
+    out.insert("apiVersion".into(), json!(info.api_version()));
+    if let Some(meta) = m.remove("metadata") {
+        out.insert("metadata".into(), meta);
     }
-    obj
+    for (k, v) in std::mem::take(m) {
+        if k != "kind" && k != "apiVersion" {
+            out.insert(k, v);
+        }
+    }
+    Value::Object(out)
 }
 
 /// Parsed `labelSelector` and `fieldSelector`.

@@ -326,3 +326,28 @@ async fn a_resource_version_on_a_create_is_refused() {
     assert_eq!(r.status, 201);
     c.shutdown().await;
 }
+
+/// Objects are written kind first, then apiVersion and metadata, in
+/// kube-apiserver's Go field order, whatever order the client sent.
+#[tokio::test]
+async fn objects_are_written_kind_first() {
+    let c = cluster().await;
+    let cm = json!({"data": {"a": "b"}, "metadata": {"name": "ordered"}, "apiVersion": "v1", "kind": "ConfigMap"});
+    let r = post_json(&c, "/api/v1/namespaces/default/configmaps", &cm).await;
+    assert_eq!(r.status, 201);
+    let r = raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/configmaps/ordered",
+        None,
+        b"",
+        true,
+    )
+    .await;
+    let body = String::from_utf8_lossy(&r.body);
+    assert!(
+        body.starts_with(r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"#),
+        "{body}"
+    );
+    c.shutdown().await;
+}
