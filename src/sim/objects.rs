@@ -83,6 +83,8 @@ pub(super) fn admit(
             causes: labels.iter().map(|e| e.to_cause()).collect(),
         },
         Err(mut inv) => {
+            inv.kind = info.kind.clone();
+            inv.group = info.group.clone();
             let mut causes: Vec<_> = labels.iter().map(|e| e.to_cause()).collect();
             causes.append(&mut inv.causes);
             inv.causes = causes;

@@ -16,6 +16,8 @@ pub enum ErrorKind {
     Forbidden,
     /// `field.Duplicate`.
     Duplicate,
+    /// `field.TooLong`.
+    TooLong,
 }
 
 impl ErrorKind {
@@ -26,6 +28,7 @@ impl ErrorKind {
             ErrorKind::NotSupported => "FieldValueNotSupported",
             ErrorKind::Forbidden => "FieldValueForbidden",
             ErrorKind::Duplicate => "FieldValueDuplicate",
+            ErrorKind::TooLong => "FieldValueTooLong",
         }
     }
 
@@ -36,6 +39,7 @@ impl ErrorKind {
             ErrorKind::NotSupported => "Unsupported value",
             ErrorKind::Forbidden => "Forbidden",
             ErrorKind::Duplicate => "Duplicate value",
+            ErrorKind::TooLong => "Too long",
         }
     }
 }
@@ -81,6 +85,12 @@ impl FieldError {
         Self::new(ErrorKind::Forbidden, field, String::new(), detail)
     }
 
+    /// `field.TooLong(path, _, max)`: the value is never printed.
+    pub fn too_long(field: &str, max: usize) -> Self {
+        let detail = format!("may not be more than {max} bytes");
+        Self::new(ErrorKind::TooLong, field, String::new(), &detail)
+    }
+
     /// `field.Duplicate(path, value)` for a string value.
     pub fn duplicate(field: &str, value: &str) -> Self {
         Self::new(ErrorKind::Duplicate, field, go_quote(value), "")
@@ -98,7 +108,9 @@ impl FieldError {
     /// The message without the field (`ErrorBody`).
     pub fn body(&self) -> String {
         let mut s = match self.kind {
-            ErrorKind::Required | ErrorKind::Forbidden => self.kind.text().to_string(),
+            ErrorKind::Required | ErrorKind::Forbidden | ErrorKind::TooLong => {
+                self.kind.text().to_string()
+            }
             _ => format!("{}: {}", self.kind.text(), self.value),
         };
         if !self.detail.is_empty() {

@@ -23,6 +23,7 @@
 //!   back to RollingUpdate behaviour), and may be switched back to
 //!   `RollingUpdate` or `OnDelete`.
 
+mod common;
 mod defaults;
 pub mod enforced;
 mod fielderr;
@@ -273,20 +274,27 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {
         ("", "pods") => pod::admit(req),
         ("", "persistentvolumeclaims") => {
             defaults::persistent_volume_claim(req.object, req.operation);
-            Vec::new()
+            common::persistent_volume_claim(req.object)
         }
+        ("", "configmaps") => common::config_map(req.object),
+        ("", "secrets") => common::secret(req.object),
+        ("", "services") => common::service(req.object),
         ("", "persistentvolumes") => {
             defaults::persistent_volume(req.object, req.operation);
             Vec::new()
         }
         _ => Vec::new(),
     };
+    let mut errors = errors;
+    errors.extend(common::annotations(req.object));
     if errors.is_empty() {
         return Ok(());
     }
+    // The caller names the kind from the served resource.
     let (kind, group) = match (req.group, req.resource) {
         ("apps", "statefulsets") => ("StatefulSet", "apps"),
-        _ => ("Pod", ""),
+        ("", "pods") => ("Pod", ""),
+        _ => ("", req.group),
     };
     Err(Invalid {
         kind: kind.to_string(),

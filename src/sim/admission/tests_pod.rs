@@ -137,8 +137,8 @@ fn updates_may_change_images_and_metadata_only() {
 #[test]
 fn claims_and_volumes_are_defaulted() {
     let gates = ApiGates::default();
-    let mut pvc =
-        json!({"metadata": {"name": "data-web-0"}, "spec": {"accessModes": ["ReadWriteOnce"]}});
+    let mut pvc = json!({"metadata": {"name": "data-web-0"}, "spec": {"accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}});
     let mut req = AdmissionRequest {
         group: "",
         version: "v1",
