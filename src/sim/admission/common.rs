@@ -117,8 +117,8 @@ mod tests {
             vec!["[]: Too long: may not be more than 1048576 bytes"]
         );
         assert!(config_map(&json!({"data": {"a": "x".repeat(MAX_DATA)}})).is_empty());
-        // MAX_DATA + 2 zero bytes: (MAX_DATA + 2) / 3 groups of "AAAA".
-        let encoded = "AAAA".repeat((MAX_DATA + 2) / 3);
+        // One group of "AAAA" (3 zero bytes) more than MAX_DATA holds.
+        let encoded = "AAAA".repeat(MAX_DATA / 3 + 1);
         assert_eq!(
             messages(secret(&json!({"data": {"a": encoded}}))),
             vec!["data: Too long: may not be more than 1048576 bytes"]
