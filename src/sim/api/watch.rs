@@ -274,6 +274,13 @@ impl WatchJob {
         let period = self.state.bookmark_interval.max(Duration::from_millis(10));
         let mut tick = tokio::time::interval(period);
         tick.reset();
+        // The cacher's bookmark 2 s before the watch's deadline, so a client
+        // resumes from as near now as it can (cache_watcher.go,
+        // nextBookmarkTime); none when the deadline is nearer than that.
+        let pre_timeout = self.timeout.checked_sub(Duration::from_secs(2));
+        let mut pre_timeout_due = self.bookmarks && pre_timeout.is_some();
+        let pre_deadline = tokio::time::sleep(pre_timeout.unwrap_or(self.timeout));
+        tokio::pin!(pre_deadline);
         let mut last = match self.start {
             Start::Initial => match self.initial(&store, &mut tx).await {
                 Ok(rv) => rv,
@@ -358,6 +365,12 @@ impl WatchJob {
                 _ = self.state.shutdown.cancelled() => return,
                 _ = tick.tick() => {
                     if self.bookmarks && tx.send(bookmark(&self.info, last, false, self.metadata_only)).await.is_err() {
+                        return;
+                    }
+                }
+                _ = &mut pre_deadline, if pre_timeout_due => {
+                    pre_timeout_due = false;
+                    if tx.send(bookmark(&self.info, last, false, self.metadata_only)).await.is_err() {
                         return;
                     }
                 }
@@ -462,6 +475,44 @@ mod tests {
                 .any(|e| matches!(e, Ok(WatchEvent::Error(s)) if s.code == 410));
             assert_eq!(gone, expect_gone, "{events:?}");
         }
+        c.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_bookmark_comes_two_seconds_before_the_deadline() {
+        use super::super::super::{ClusterConfig, EmbeddedCluster};
+        use futures::StreamExt;
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use kube::api::{Api, WatchEvent, WatchParams};
+
+        let c = EmbeddedCluster::start(ClusterConfig {
+            run_nodes: false,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let api: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
+        let params = WatchParams::default().timeout(3).disable_bookmarks();
+        let quiet: Vec<_> = api.watch(&params, "0").await.unwrap().collect().await;
+        assert!(
+            !quiet
+                .iter()
+                .any(|e| matches!(e, Ok(WatchEvent::Bookmark(_)))),
+            "{quiet:?}"
+        );
+        let params = WatchParams::default().timeout(3);
+        let started = std::time::Instant::now();
+        let mut stream = api.watch(&params, "0").await.unwrap().boxed();
+        let mut bookmark_at = None;
+        while let Some(e) = stream.next().await {
+            if matches!(e, Ok(WatchEvent::Bookmark(_))) && bookmark_at.is_none() {
+                bookmark_at = Some(started.elapsed());
+            }
+        }
+        // Not before deadline - 2 s (the periodic one is 10 s away); how
+        // late it arrives depends on the machine, so no upper bound.
+        let at = bookmark_at.expect("a bookmark before the deadline");
+        assert!(at >= Duration::from_millis(900), "{at:?}");
         c.shutdown().await;
     }
 }
