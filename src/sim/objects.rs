@@ -311,6 +311,23 @@ fn reset_status_on_create(info: &ResourceInfo, obj: &mut Value) {
     }
 }
 
+/// Why `name` is not a valid name for the kind, if it is not: a path
+/// segment for RBAC objects (`ValidateRBACName`, apimachinery's
+/// path.IsValidPathSegmentName: `system:auth-delegator`), a DNS label for
+/// namespaces, a DNS subdomain otherwise.
+fn name_error(info: &ResourceInfo, name: &str) -> Option<String> {
+    if info.builtin && info.group == "rbac.authorization.k8s.io" {
+        return admission::meta::path_segment_error(name);
+    }
+    if !meta::is_dns1123_subdomain(name) {
+        return Some("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into());
+    }
+    if info.group.is_empty() && info.plural == "namespaces" && !meta::is_dns1123_label(name) {
+        return Some("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".into());
+    }
+    None
+}
+
 /// A create body carrying a resourceVersion the storage would read as a
 /// version (a non-zero number: "0" and non-numbers are cleared, as
 /// `ObjectResourceVersion` fails or reads 0 for them).
@@ -385,31 +402,8 @@ pub fn create_in(
         }
     }
     let name = meta_str(&obj, "name").unwrap_or_default().to_string();
-    if info.builtin && info.group == "rbac.authorization.k8s.io" {
-        // RBAC names are path segments (`ValidateRBACName`,
-        // apimachinery's path.IsValidPathSegmentName): `system:auth-delegator`.
-        if let Some(why) = admission::meta::path_segment_error(&name) {
-            let msg = format!("Invalid value: {name:?}: {why}");
-            return Err(invalid_one(
-                info,
-                &name,
-                "FieldValueInvalid",
-                "metadata.name",
-                &msg,
-            ));
-        }
-    } else if !meta::is_dns1123_subdomain(&name) {
-        let msg = format!("Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
-        return Err(invalid_one(
-            info,
-            &name,
-            "FieldValueInvalid",
-            "metadata.name",
-            &msg,
-        ));
-    }
-    if info.group.is_empty() && info.plural == "namespaces" && !meta::is_dns1123_label(&name) {
-        let msg = format!("Invalid value: {name:?}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+    if let Some(why) = name_error(info, &name) {
+        let msg = format!("Invalid value: {name:?}: {why}");
         return Err(invalid_one(
             info,
             &name,

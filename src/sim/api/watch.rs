@@ -435,21 +435,29 @@ mod tests {
         assert!(translate(&ev(EventType::Added, None, other), &sel).is_none());
     }
 
-    #[tokio::test]
-    async fn a_fault_rule_closes_a_watch_with_410_or_drops_it() {
-        use super::super::super::faults::{FaultAction, FaultRule};
+    /// A cluster without nodes and its default namespace's ConfigMaps.
+    async fn config_maps() -> (
+        super::super::super::EmbeddedCluster,
+        kube::Api<k8s_openapi::api::core::v1::ConfigMap>,
+    ) {
         use super::super::super::{ClusterConfig, EmbeddedCluster};
-        use futures::StreamExt;
-        use k8s_openapi::api::core::v1::ConfigMap;
-        use kube::api::{Api, WatchEvent, WatchParams};
-
         let c = EmbeddedCluster::start(ClusterConfig {
             run_nodes: false,
             ..Default::default()
         })
         .await
         .unwrap();
-        let api: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
+        let api = kube::Api::namespaced(c.client().await.unwrap(), "default");
+        (c, api)
+    }
+
+    #[tokio::test]
+    async fn a_fault_rule_closes_a_watch_with_410_or_drops_it() {
+        use super::super::super::faults::{FaultAction, FaultRule};
+        use futures::StreamExt;
+        use kube::api::{WatchEvent, WatchParams};
+
+        let (c, api) = config_maps().await;
         for (action, expect_gone) in [
             (FaultAction::ExpireWatch(Duration::from_millis(100)), true),
             (FaultAction::DropWatch(Duration::from_millis(100)), false),
@@ -480,18 +488,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_bookmark_comes_two_seconds_before_the_deadline() {
-        use super::super::super::{ClusterConfig, EmbeddedCluster};
         use futures::StreamExt;
-        use k8s_openapi::api::core::v1::ConfigMap;
-        use kube::api::{Api, WatchEvent, WatchParams};
+        use kube::api::{WatchEvent, WatchParams};
 
-        let c = EmbeddedCluster::start(ClusterConfig {
-            run_nodes: false,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-        let api: Api<ConfigMap> = Api::namespaced(c.client().await.unwrap(), "default");
+        let (c, api) = config_maps().await;
         let params = WatchParams::default().timeout(3).disable_bookmarks();
         let quiet: Vec<_> = api.watch(&params, "0").await.unwrap().collect().await;
         assert!(
