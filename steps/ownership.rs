@@ -70,7 +70,7 @@ async fn backdate_ready(w: &mut KepWorld, pod: String, by: u64) -> anyhow::Resul
 async fn port_holder(w: &mut KepWorld, pod: String, port: i32) -> anyhow::Result<()> {
     let sc = w.sc()?;
     kepspec::harness::host_ports::hold_port(sc, &pod, port).await?;
-    kepspec::harness::host_ports::running(sc, &pod, Duration::from_secs(60)).await
+    kepspec::harness::waits::pod_readiness(sc, &pod, true, Duration::from_secs(60)).await
 }
 
 #[when(

@@ -129,14 +129,6 @@ pub fn given(sc: &Scenario, claim: &str) -> anyhow::Result<(Vec<Value>, u64)> {
     Ok((refs, rv))
 }
 
-fn refs_of(object: &Value) -> Vec<Value> {
-    object
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-}
-
 fn describe(refs: &[Value]) -> String {
     if refs.is_empty() {
         return "none".to_string();
@@ -171,21 +163,18 @@ pub fn kept_since(
         if e.kind != Kind::PersistentVolumeClaim || e.name != claim {
             continue;
         }
-        if e.resource_version
-            .parse::<u64>()
-            .map_or(true, |rv| rv < since)
-        {
+        if e.rv_number().is_none_or(|rv| rv < since) {
             continue;
         }
         judged += 1;
-        let refs = refs_of(&e.object);
+        let refs = super::claims::owner_refs(&e.object);
         let lost: Vec<&Value> = given.iter().filter(|g| !refs.contains(g)).collect();
         let extra = exact && refs.len() != given.len();
         if !lost.is_empty() || extra {
             let message = format!(
                 "{claim} was given the ownerReferences {} and then named {}",
                 describe(given),
-                describe(&refs)
+                describe(refs)
             );
             return Err(Violation::at_entry(
                 t,

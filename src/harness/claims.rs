@@ -61,6 +61,14 @@ pub fn parse_owners(text: &str) -> anyhow::Result<Vec<Owner>> {
         .collect()
 }
 
+/// An object's ownerReferences, as recorded.
+pub(super) fn owner_refs(object: &Value) -> &[Value] {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
 /// What keeps `claim` from being owned by exactly `want` in `state`: each
 /// wanted owner referenced with the uid it has now (a StatefulSet as the
 /// controller, as upstream's e2e expects), and no other reference than
@@ -70,12 +78,7 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner], besides: &[Value]) 
     let Some(entry) = state.claims.get(claim) else {
         return Some(format!("the PersistentVolumeClaim {claim} does not exist"));
     };
-    let refs: Vec<&Value> = entry
-        .object
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
+    let refs = owner_refs(&entry.object);
     let text = |r: &Value, f: &str| r.get(f).and_then(Value::as_str).unwrap_or("").to_string();
     let describe = || {
         let names: Vec<String> = refs

@@ -14,7 +14,6 @@ use super::clauses;
 use super::scenario::{RequestError, Scenario};
 use super::setspec::{SetSpec, DEFAULT_IMAGE};
 use super::waits::wait;
-use crate::history::views::state_before;
 use crate::history::{Change, Kind, Timeline};
 
 fn remember_key(pod: &str) -> String {
@@ -154,20 +153,6 @@ pub async fn rejected_and_deleted(
     let (pod, reason) = (pod.to_string(), reason.to_string());
     wait(sc, timeout, clauses::failed_pods(), move |t| {
         rejection_gap(t, &pod, &reason)
-    })
-    .await
-}
-
-/// Waits until pod `name` (not of a set) is running and ready.
-pub async fn running(sc: &mut Scenario, name: &str, timeout: Duration) -> anyhow::Result<()> {
-    let name = name.to_string();
-    wait(sc, timeout, clauses::failed_pods(), move |t| {
-        let state = state_before(t, t.next_seq());
-        match state.pods.get(name.as_str()) {
-            Some(p) if p.ready => None,
-            Some(_) => Some(format!("{name} is not ready")),
-            None => Some(format!("{name} does not exist")),
-        }
     })
     .await
 }
