@@ -71,18 +71,19 @@ pub fn host_ports(pod: &Pod) -> Vec<HostPort> {
 }
 
 /// Whether `pod` may run beside the pods already admitted on its node.
-pub fn admits(pod: &Pod, admitted: &[&Pod]) -> bool {
+/// `admitted` is read only when the pod asks for a host port (most do not).
+pub fn admits<'p>(pod: &Pod, admitted: impl IntoIterator<Item = &'p Pod>) -> bool {
     let wanted = host_ports(pod);
     if wanted.is_empty() {
         return true;
     }
     let held: Vec<HostPort> = admitted
-        .iter()
+        .into_iter()
         .filter(|p| {
             let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
             !matches!(phase, Some("Failed" | "Succeeded"))
         })
-        .flat_map(|p| host_ports(p))
+        .flat_map(host_ports)
         .collect();
     !wanted.iter().any(|w| held.iter().any(|h| w.conflicts(h)))
 }
@@ -132,17 +133,17 @@ mod tests {
             Some("Running"),
         );
         let wants = pod(json!([{"containerPort": 80, "hostPort": 21017}]), None);
-        assert!(!admits(&wants, &[&held]));
+        assert!(!admits(&wants, [&held]));
         // Another port, another protocol, or no host port at all: admitted.
         let other = pod(json!([{"containerPort": 80, "hostPort": 21018}]), None);
-        assert!(admits(&other, &[&held]));
+        assert!(admits(&other, [&held]));
         let udp = pod(
             json!([{"containerPort": 80, "hostPort": 21017, "protocol": "UDP"}]),
             None,
         );
-        assert!(admits(&udp, &[&held]));
+        assert!(admits(&udp, [&held]));
         let none = pod(json!([{"containerPort": 21017}]), None);
-        assert!(admits(&none, &[&held]));
+        assert!(admits(&none, [&held]));
     }
 
     #[test]
@@ -153,11 +154,11 @@ mod tests {
                 Some("Running"),
             )
         };
-        assert!(!admits(&on_ip("10.0.0.1"), &[&on_ip("10.0.0.1")]));
-        assert!(admits(&on_ip("10.0.0.1"), &[&on_ip("10.0.0.2")]));
-        assert!(!admits(&on_ip("10.0.0.1"), &[&on_ip("0.0.0.0")]));
+        assert!(!admits(&on_ip("10.0.0.1"), [&on_ip("10.0.0.1")]));
+        assert!(admits(&on_ip("10.0.0.1"), [&on_ip("10.0.0.2")]));
+        assert!(!admits(&on_ip("10.0.0.1"), [&on_ip("0.0.0.0")]));
         let failed = pod(json!([{"containerPort": 1, "hostPort": 9}]), Some("Failed"));
-        assert!(admits(&on_ip("10.0.0.1"), &[&failed]));
+        assert!(admits(&on_ip("10.0.0.1"), [&failed]));
     }
 
     #[test]

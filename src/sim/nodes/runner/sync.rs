@@ -33,15 +33,11 @@ impl Sim {
             return;
         }
         if !self.runtimes.contains_key(&uid) {
-            let admitted: Vec<&Pod> = self
-                .pods
-                .values()
-                .filter(|p| {
-                    p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())
-                        && self.runtimes.contains_key(&uid_of(*p))
-                })
-                .collect();
-            if !admission::admits(&pod, &admitted) {
+            let admitted = self.pods.values().filter(|p| {
+                p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())
+                    && self.runtimes.contains_key(&uid_of(*p))
+            });
+            if !admission::admits(&pod, admitted) {
                 self.reject(&pod, key, &node, now).await;
                 return;
             }
