@@ -267,22 +267,13 @@ mod tests {
 /// discovery document an `Accept` header asks for first, if any (client-go
 /// and kubectl ask for `as=APIGroupDiscoveryList` before the legacy form).
 pub fn wants_aggregated(accept: &str) -> Option<&'static str> {
-    for media in accept.split(',') {
-        let params: Vec<&str> = media.split(';').map(str::trim).collect();
-        if params[0] != "application/json"
-            || !params.contains(&"as=APIGroupDiscoveryList")
-            || !params.contains(&"g=apidiscovery.k8s.io")
-        {
-            continue;
-        }
-        if params.contains(&"v=v2") {
-            return Some("v2");
-        }
-        if params.contains(&"v=v2beta1") {
-            return Some("v2beta1");
-        }
-    }
-    None
+    super::api::asked_as(
+        accept,
+        |media| media == "application/json",
+        &["APIGroupDiscoveryList"],
+        "apidiscovery.k8s.io",
+        &["v2", "v2beta1"],
+    )
 }
 
 fn kind_ref(group: &str, version: &str, kind: &str) -> Value {

@@ -465,6 +465,32 @@ async fn read_body(_headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> 
     Ok(Bytes::from(buf))
 }
 
+/// The version an `Accept` header asks for by its media-type parameters, as
+/// kube-apiserver negotiates transformed responses: the first media range
+/// whose type `media` accepts and whose parameters say `as=` one of `kinds`,
+/// `g=group` and `v=` one of `versions` (in `versions`' order of preference).
+pub(crate) fn asked_as(
+    accept: &str,
+    media: fn(&str) -> bool,
+    kinds: &[&str],
+    group: &str,
+    versions: &[&'static str],
+) -> Option<&'static str> {
+    accept.split(',').find_map(|range| {
+        let params: Vec<&str> = range.split(';').map(str::trim).collect();
+        let has = |key: &str, value: &str| {
+            params[1..]
+                .iter()
+                .any(|p| p.strip_prefix(key).and_then(|p| p.strip_prefix('=')) == Some(value))
+        };
+        let asks = media(params[0]) && has("g", group) && kinds.iter().any(|k| has("as", k));
+        if !asks {
+            return None;
+        }
+        versions.iter().copied().find(|v| has("v", v))
+    })
+}
+
 /// Decodes a create/update/delete body by Content-Type (JSON or YAML). A
 /// missing Content-Type is JSON, the first type kube-apiserver serves
 /// (`NegotiateInputSerializerForMediaType` in k8s.io/apiserver's

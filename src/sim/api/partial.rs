@@ -15,25 +15,13 @@ use serde_json::{json, Value};
 /// asked for metadata only (and not a Table, which comes first).
 pub fn wants(headers: &HeaderMap) -> Option<&'static str> {
     let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
-    for media in accept.split(',') {
-        let params: Vec<&str> = media.split(';').map(str::trim).collect();
-        let asks = params
-            .iter()
-            .any(|p| *p == "as=PartialObjectMetadata" || *p == "as=PartialObjectMetadataList");
-        if !asks || !params.contains(&"g=meta.k8s.io") {
-            continue;
-        }
-        if !params[0].ends_with("json") && params[0] != "*/*" {
-            continue;
-        }
-        if params.contains(&"v=v1") {
-            return Some("v1");
-        }
-        if params.contains(&"v=v1beta1") {
-            return Some("v1beta1");
-        }
-    }
-    None
+    super::asked_as(
+        accept,
+        |media| media.ends_with("json") || media == "*/*",
+        &["PartialObjectMetadata", "PartialObjectMetadataList"],
+        "meta.k8s.io",
+        &["v1", "v1beta1"],
+    )
 }
 
 /// One object as PartialObjectMetadata.
