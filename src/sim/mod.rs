@@ -31,8 +31,8 @@
 //!   shared by all types;
 //! - strategic merge patch uses the patch-merge keys of the common built-in
 //!   list fields by name (not a full schema); `$setElementOrder` and
-//!   `$retainKeys` are ignored; server-side apply merges like a strategic
-//!   merge patch, keeps no managedFields and never reports conflicts;
+//!   `$retainKeys` are ignored; server-side apply and managedFields follow
+//!   the field manager with a field-name schema ([`managed`]);
 //! - OpenAPI: only a v3 index with the operations and parameters (no
 //!   schemas), /openapi/v2 is 404: `kubectl explain` does not work;
 //!   discovery is the legacy (unaggregated) form;
@@ -56,6 +56,7 @@ pub mod discovery;
 pub mod faults;
 pub mod fields;
 pub mod gc;
+pub mod managed;
 pub mod meta;
 pub mod nodes;
 pub mod objects;

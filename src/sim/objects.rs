@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::admission::{self, AdmissionRequest, ApiGates, Operation};
+use super::managed::{self, Manager};
 use super::meta::{self, meta_mut, meta_str};
 use super::resources::ResourceInfo;
 use super::status::{ApiError, Cause};
@@ -21,6 +22,57 @@ pub enum Target {
 }
 
 /// The namespace partition key.
+/// A write made through the API: the admission gates in force and the
+/// field manager it is recorded for.
+pub struct ApiWrite<'a> {
+    /// Admission gates.
+    pub gates: &'a ApiGates,
+    /// Who writes (`fieldManager`, or the User-Agent's prefix).
+    pub manager: Manager,
+}
+
+/// The part of the object a write to `target` may own.
+pub fn scope(info: &ResourceInfo, target: Target) -> managed::Scope {
+    match target {
+        Target::Status => managed::Scope::Status,
+        Target::Main => managed::Scope::Main {
+            status_subresource: info.status,
+        },
+    }
+}
+
+/// Sets the managedFields a write stores: recorded for an update, kept as
+/// computed for an apply (`sent`), carried over from `old` for an
+/// in-process writer.
+pub fn record_fields(
+    info: &ResourceInfo,
+    target: Target,
+    old: Option<&Value>,
+    new: &mut Value,
+    sent: Option<&Value>,
+    by: Option<&ApiWrite<'_>>,
+) {
+    let keep = |new: &mut Value, v: Option<&Value>| {
+        let m = meta_mut(new);
+        match v {
+            Some(v) => m.insert("managedFields".into(), v.clone()),
+            None => m.remove("managedFields"),
+        };
+    };
+    match by {
+        Some(w) if w.manager.operation == managed::Operation::Update => managed::record_update(
+            old,
+            new,
+            sent,
+            &w.manager,
+            scope(info, target),
+            &meta::now_rfc3339(),
+        ),
+        Some(_) => keep(new, sent),
+        None => keep(new, old.and_then(|o| o.pointer("/metadata/managedFields"))),
+    }
+}
+
 pub fn namespaces_gr() -> Gr {
     Gr::new("", "namespaces")
 }
@@ -339,16 +391,18 @@ fn set_on_create(obj: &Value) -> bool {
 }
 
 /// Creates an object in `ns` (ignored for cluster-scoped resources).
-/// `gates` = `None` skips admission (in-process writers).
+/// `by` = `None` skips admission and field ownership (in-process writers).
 pub fn create_in(
     txn: &mut Txn<'_>,
     info: &ResourceInfo,
     ns: &str,
     mut obj: Value,
-    gates: Option<&ApiGates>,
+    by: Option<&ApiWrite<'_>>,
     dry_run: bool,
 ) -> Result<Value, ApiError> {
     check_type(info, &mut obj)?;
+    let gates = by.map(|w| w.gates);
+    let sent = obj.pointer("/metadata/managedFields").cloned();
     let ns = if info.namespaced { ns } else { "" };
     if gates.is_some() && set_on_create(&obj) {
         // etcd3 store's Create refuses it with a plain error, which the
@@ -450,6 +504,7 @@ pub fn create_in(
     if info.plural == "services" && info.group.is_empty() {
         super::defaults::service(&mut obj, txn.resource_version());
     }
+    record_fields(info, Target::Main, None, &mut obj, sent.as_ref(), by);
     if dry_run {
         return Ok(obj);
     }

@@ -3,9 +3,11 @@
 
 use serde_json::{json, Value};
 
-use super::admission::{ApiGates, Operation};
+use super::admission::Operation;
 use super::meta::{blocking_finalizers, finalizers, meta_mut, meta_str};
-use super::objects::{admit, check_type, invalid_one, label_namespace, Target};
+use super::objects::{
+    admit, check_type, invalid_one, label_namespace, record_fields, ApiWrite, Target,
+};
 use super::resources::ResourceInfo;
 use super::status::ApiError;
 use super::store::{ObjKey, Txn};
@@ -24,7 +26,7 @@ fn spec_part(info: &ResourceInfo, obj: &Value) -> Value {
 }
 
 /// Replaces an object (the `update` verb and the tail of every patch).
-/// `gates` = `None` skips admission (in-process writers).
+/// `by` = `None` skips admission and field ownership (in-process writers).
 #[allow(clippy::too_many_arguments)]
 pub fn update_in(
     txn: &mut Txn<'_>,
@@ -33,10 +35,12 @@ pub fn update_in(
     name: &str,
     mut obj: Value,
     target: Target,
-    gates: Option<&ApiGates>,
+    by: Option<&ApiWrite<'_>>,
     dry_run: bool,
 ) -> Result<Value, ApiError> {
     check_type(info, &mut obj)?;
+    let gates = by.map(|w| w.gates);
+    let sent = obj.pointer("/metadata/managedFields").cloned();
     let ns = if info.namespaced { ns } else { "" };
     let body_name = meta_str(&obj, "name").unwrap_or_default().to_string();
     if !body_name.is_empty() && body_name != name {
@@ -157,6 +161,7 @@ pub fn update_in(
         meta_mut(&mut new).insert("generation".into(), json!(g));
     }
     meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
+    record_fields(info, target, Some(&old), &mut new, sent.as_ref(), by);
     if new == old {
         return Ok(old);
     }

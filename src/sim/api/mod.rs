@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::admission::ApiGates;
 use super::discovery;
 use super::faults::{Faults, RequestRecord};
+use super::managed::{Manager, Operation};
 use super::resources::{self, ResourceInfo};
 use super::status::ApiError;
 use super::store::Store;
@@ -399,6 +400,24 @@ impl Req<'_> {
                 .cloned()
                 .unwrap_or_else(|| "Metadata".to_string())
         })
+    }
+
+    /// The field manager of this request's write.
+    pub fn manager(&self, operation: Operation) -> Manager {
+        let info = self.info;
+        Manager {
+            name: Manager::of_request(
+                self.params.get("fieldManager").map(String::as_str),
+                self.user_agent(),
+            ),
+            operation,
+            api_version: if info.group.is_empty() {
+                info.version.clone()
+            } else {
+                format!("{}/{}", info.group, info.version)
+            },
+            subresource: self.sub.to_string(),
+        }
     }
 
     /// The `User-Agent` header ("" if absent).

@@ -4,8 +4,9 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::{json, Value};
 
+use super::super::managed::Operation;
 use super::super::meta::{self, meta_mut};
-use super::super::objects::{update_in, Target};
+use super::super::objects::{update_in, ApiWrite, Target};
 use super::super::patch::PatchType;
 use super::super::resources::ResourceInfo;
 use super::super::status::{ApiError, Cause};
@@ -131,6 +132,10 @@ fn write_scale(
         meta_mut(&mut obj).insert("resourceVersion".into(), json!(rv));
     }
     let gates = req.state.gates();
+    let by = ApiWrite {
+        gates: &gates,
+        manager: req.manager(Operation::Update),
+    };
     let out = update_in(
         t,
         info,
@@ -138,7 +143,7 @@ fn write_scale(
         req.name,
         obj,
         Target::Main,
-        Some(&gates),
+        Some(&by),
         req.dry_run(),
     )?;
     Ok(scale_of(info, &out))

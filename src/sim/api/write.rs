@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 
 use super::super::delete::{delete_in, DeleteOpts, DeleteOutcome, Propagation};
 use super::super::fields::{self, FieldValidation};
-use super::super::objects::{create_in, update_in, Target};
+use super::super::managed::{self, ApplyError, Operation};
+use super::super::meta;
+use super::super::objects::{create_in, scope, update_in, ApiWrite, Target};
 use super::super::patch::{self, PatchType};
 use super::super::status::{success_status, ApiError, Cause};
 use super::read::{output, Selectors};
@@ -59,11 +61,15 @@ pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     }
     let warnings = check_fields(req, &obj)?;
     let gates = req.state.gates();
+    let by = ApiWrite {
+        gates: &gates,
+        manager: req.manager(Operation::Update),
+    };
     let dry = req.dry_run();
     let created = req
         .state
         .store
-        .transact(|t| create_in(t, req.info, req.ns, obj, Some(&gates), dry))?;
+        .transact(|t| create_in(t, req.info, req.ns, obj, Some(&by), dry))?;
     Ok(with_warnings(
         json_response(StatusCode::CREATED, &output(req.info, created)),
         &warnings,
@@ -81,6 +87,10 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     }
     let warnings = check_fields(req, &obj)?;
     let gates = req.state.gates();
+    let by = ApiWrite {
+        gates: &gates,
+        manager: req.manager(Operation::Update),
+    };
     let dry = req.dry_run();
     let out = req.state.store.transact(|t| {
         update_in(
@@ -90,7 +100,7 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
             req.name,
             obj,
             target(req.sub),
-            Some(&gates),
+            Some(&by),
             dry,
         )
     })?;
@@ -157,6 +167,91 @@ pub fn apply_patch(
     }
 }
 
+fn group_version(info: &super::super::resources::ResourceInfo) -> String {
+    if info.group.is_empty() {
+        info.version.clone()
+    } else {
+        format!("{}/{}", info.group, info.version)
+    }
+}
+
+/// What the field manager refuses in an apply configuration before merging
+/// it (`structuredMergeManager.Apply`): another version than the endpoint's,
+/// and managedFields.
+fn check_apply_config(req: &Req<'_>, doc: &Value) -> Result<(), ApiError> {
+    let expected = group_version(req.info);
+    let given = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    if given != expected {
+        return Err(ApiError::bad_request(format!(
+            "Incorrect version specified in apply patch. Specified patch version: {given}, expected: {expected}"
+        )));
+    }
+    if doc
+        .pointer("/metadata/managedFields")
+        .is_some_and(|m| !m.is_null())
+    {
+        return Err(ApiError::bad_request("metadata.managedFields must be nil"));
+    }
+    Ok(())
+}
+
+/// `force`: allowed only for apply patches (`ValidatePatchOptions`).
+fn force_param(req: &Req<'_>, pt: PatchType) -> Result<bool, ApiError> {
+    let force = match req.params.get("force").map(String::as_str) {
+        None | Some("false") | Some("") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "invalid value for force: {other:?}"
+            )))
+        }
+    };
+    if force && pt != PatchType::Apply {
+        return Err(ApiError::invalid(
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            vec![Cause {
+                reason: "FieldValueForbidden".into(),
+                message: "Forbidden: may not be specified for non-apply patch".into(),
+                field: "force".into(),
+            }],
+        ));
+    }
+    Ok(force)
+}
+
+/// A refused apply: 409 with a cause per conflicting field
+/// (`NewApplyConflict`), or, for a configuration that cannot be typed, the
+/// plain error kube-apiserver answers as a 500 with no reason.
+fn apply_error(req: &Req<'_>, e: ApplyError) -> ApiError {
+    match &e {
+        ApplyError::Invalid(m) => ApiError::new(
+            500,
+            "",
+            format!(
+                "failed to create typed patch object ({}/{}; {}, Kind={}): {m}",
+                req.ns,
+                req.name,
+                group_version(req.info),
+                req.info.kind
+            ),
+        ),
+        ApplyError::Conflicts(c) => {
+            let mut err = ApiError::new(409, "Conflict", e.message());
+            err.causes = c
+                .iter()
+                .map(|(m, p)| Cause {
+                    reason: "FieldManagerConflict".into(),
+                    message: format!("conflict with {m}"),
+                    field: p.clone(),
+                })
+                .collect();
+            err
+        }
+    }
+}
+
 /// `PATCH` an object or a subresource.
 pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let ct = req.content_type();
@@ -187,6 +282,19 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         check_fields(req, &doc)?
     };
     let gates = req.state.gates();
+    let operation = if pt == PatchType::Apply {
+        Operation::Apply
+    } else {
+        Operation::Update
+    };
+    let by = ApiWrite {
+        gates: &gates,
+        manager: req.manager(operation),
+    };
+    let force = force_param(req, pt)?;
+    if pt == PatchType::Apply {
+        check_apply_config(req, &doc)?;
+    }
     let dry = req.dry_run();
     let info = req.info;
     let (code, out) = req.state.store.transact(|t| {
@@ -195,31 +303,50 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
             if info.namespaced { req.ns } else { "" },
             req.name,
         );
-        let Some(current) = t.get(&key).cloned() else {
-            if pt == PatchType::Apply && req.sub.is_empty() {
-                let mut obj = doc.clone();
-                if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        let current = t.get(&key).map(|c| output(info, c.clone()));
+        if pt == PatchType::Apply {
+            let mut applied = managed::apply(
+                current.as_ref(),
+                &doc,
+                &by.manager,
+                scope(info, target(req.sub)),
+                force,
+                &meta::now_rfc3339(),
+            )
+            .map_err(|e| apply_error(req, e))?;
+            let Some(current) = current else {
+                if !req.sub.is_empty() {
+                    return Err(ApiError::not_found(&info.group, &info.plural, req.name));
+                }
+                if let Some(m) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
                     m.entry("name").or_insert_with(|| json!(req.name));
                 }
-                return create_in(t, info, req.ns, obj, Some(&gates), dry)
+                return create_in(t, info, req.ns, applied, Some(&by), dry)
                     .map(|o| (StatusCode::CREATED, o));
+            };
+            if let Some(m) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
+                let rv = doc["metadata"]
+                    .get("resourceVersion")
+                    .cloned()
+                    .unwrap_or_else(|| current["metadata"]["resourceVersion"].clone());
+                m.insert("resourceVersion".into(), rv);
             }
+            return update_in(
+                t,
+                info,
+                req.ns,
+                req.name,
+                applied,
+                target(req.sub),
+                Some(&by),
+                dry,
+            )
+            .map(|o| (StatusCode::OK, o));
+        }
+        let Some(view) = current else {
             return Err(ApiError::not_found(&info.group, &info.plural, req.name));
         };
-        let view = output(info, current.clone());
-        let mut patched = apply_patch(pt, info.builtin, &view, &doc)?;
-        if pt == PatchType::Apply {
-            if let Some(m) = patched.get_mut("metadata").and_then(Value::as_object_mut) {
-                let rv = doc["metadata"].get("resourceVersion").cloned();
-                match rv {
-                    Some(rv) => m.insert("resourceVersion".into(), rv),
-                    None => m.insert(
-                        "resourceVersion".into(),
-                        current["metadata"]["resourceVersion"].clone(),
-                    ),
-                };
-            }
-        }
+        let patched = apply_patch(pt, info.builtin, &view, &doc)?;
         update_in(
             t,
             info,
@@ -227,7 +354,7 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
             req.name,
             patched,
             target(req.sub),
-            Some(&gates),
+            Some(&by),
             dry,
         )
         .map(|o| (StatusCode::OK, o))

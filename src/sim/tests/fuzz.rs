@@ -17,7 +17,8 @@ use serde_json::{json, Value};
 
 use crate::sim::admission::ApiGates;
 use crate::sim::api::decode_object;
-use crate::sim::objects::create_in;
+use crate::sim::managed::{Manager, Operation};
+use crate::sim::objects::{create_in, ApiWrite};
 use crate::sim::resources::{builtins, ResourceInfo};
 use crate::sim::store::Store;
 use crate::sim::typed;
@@ -207,6 +208,19 @@ fn refused_upstream(info: &ResourceInfo, stored: &Value) -> Option<String> {
     None
 }
 
+/// A write as a client makes it.
+fn api_write(gates: &ApiGates) -> ApiWrite<'_> {
+    ApiWrite {
+        gates,
+        manager: Manager {
+            name: "fuzz".into(),
+            operation: Operation::Update,
+            api_version: "v1".into(),
+            subresource: String::new(),
+        },
+    }
+}
+
 /// One case: decode the body as a POST would, admit it; Err names what
 /// kube-apiserver would have refused that was stored.
 fn case(store: &Store, kind: &str, obj: &Value) -> Result<(), String> {
@@ -216,7 +230,8 @@ fn case(store: &Store, kind: &str, obj: &Value) -> Result<(), String> {
         return Ok(());
     };
     let gates = ApiGates::default();
-    let stored = store.transact(|t| create_in(t, &info, "default", decoded, Some(&gates), true));
+    let by = api_write(&gates);
+    let stored = store.transact(|t| create_in(t, &info, "default", decoded, Some(&by), true));
     match stored {
         Ok(stored) => match refused_upstream(&info, &stored) {
             Some(why) => Err(format!("{why}\ninput: {body}")),
@@ -281,7 +296,10 @@ fn the_valid_bases_are_accepted() {
     for (kind, obj) in [("StatefulSet", statefulset()), ("Pod", pod())] {
         let info = info(kind);
         let stored = store
-            .transact(|t| create_in(t, &info, "default", obj, Some(&ApiGates::default()), true))
+            .transact(|t| {
+                let gates = ApiGates::default();
+                create_in(t, &info, "default", obj, Some(&api_write(&gates)), true)
+            })
             .unwrap();
         assert_eq!(refused_upstream(&info, &stored), None);
     }

@@ -111,6 +111,23 @@ impl Kubectl {
         stdout
     }
 
+    /// Runs a command that must fail; its stderr.
+    async fn fail(&self, args: &[&str]) -> String {
+        let out = tokio::time::timeout(Duration::from_secs(30), self.cmd(args).output())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!out.status.success(), "kubectl {args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    }
+
+    /// Writes `body` to a file in the scratch directory; its path.
+    fn file(&self, name: &str, body: &str) -> String {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.display().to_string()
+    }
+
     fn manifest(&self) -> String {
         let p: &Path = &self.dir.path().join("web.yaml");
         std::fs::write(p, MANIFEST).unwrap();
@@ -375,4 +392,71 @@ async fn kubectl_applies_the_controller_manifest_and_auth_can_i_answers_with(
     ] {
         k.run(&["get", kind, "-A"]).await;
     }
+}
+
+/// `kubectl apply --server-side`: a second manager's change of a field the
+/// first owns is refused with the conflicting manager and field, goes
+/// through with `--force-conflicts`, and a manager's fields it stops
+/// applying are removed unless another manager owns them.
+#[tokio::test]
+async fn kubectl_server_side_apply_reports_conflicts_and_forces_them() {
+    for bin in kubectl_paths() {
+        let c = cluster().await;
+        let k = Kubectl::new(&c, bin);
+        kubectl_server_side_apply_reports_conflicts_and_forces_them_with(&k).await;
+        c.shutdown().await;
+    }
+}
+
+async fn kubectl_server_side_apply_reports_conflicts_and_forces_them_with(k: &Kubectl) {
+    let cm = |data: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n{data}")
+    };
+    let first = k.file("first.yaml", &cm("  a: '1'\n  b: '2'\n"));
+    let out = k.run(&["apply", "--server-side", "-f", &first]).await;
+    assert!(out.contains("configmap/ssa serverside-applied"), "{out}");
+    let theirs = k.file("theirs.yaml", &cm("  a: '9'\n"));
+    let other = [
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "-f",
+        &theirs,
+    ];
+    let err = k.fail(&other).await;
+    assert!(
+        err.contains("Apply failed with 1 conflict: conflict with \"kubectl\": .data.a"),
+        "{err}"
+    );
+    let forced = [&other[..], &["--force-conflicts"]].concat();
+    k.run(&forced).await;
+    let live: serde_json::Value = serde_json::from_str(
+        &k.run(&[
+            "get",
+            "configmap",
+            "ssa",
+            "--show-managed-fields",
+            "-o",
+            "json",
+        ])
+        .await,
+    )
+    .unwrap();
+    assert_eq!(live["data"], json!({"a": "9", "b": "2"}));
+    let fields = |manager: &str| -> serde_json::Value {
+        live["metadata"]["managedFields"]
+            .as_array()
+            .and_then(|a| a.iter().find(|e| e["manager"] == manager))
+            .map(|e| e["fieldsV1"].clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(fields("other"), json!({"f:data": {"f:a": {}}}));
+    assert_eq!(fields("kubectl"), json!({"f:data": {"f:b": {}}}));
+    let last = k.file("last.yaml", &cm("  c: '3'\n"));
+    k.run(&["apply", "--server-side", "-f", &last]).await;
+    let data = k
+        .run(&["get", "configmap", "ssa", "-o", "jsonpath={.data}"])
+        .await;
+    let data: serde_json::Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(data, json!({"a": "9", "c": "3"}));
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the embedded apiserver over HTTP.
 
 mod access;
+mod apply;
 mod bad_input;
 mod client;
 mod deletion;

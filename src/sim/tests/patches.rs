@@ -1,7 +1,6 @@
 //! Each patch type over HTTP, plus server-side apply.
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -110,55 +109,6 @@ async fn strategic_merge_patch_merges_containers_by_name() {
         .unwrap();
     assert_eq!(s.status.unwrap().ready_replicas, Some(1));
     assert_eq!(s.spec.replicas, Some(2));
-    c.shutdown().await;
-}
-
-#[tokio::test]
-async fn server_side_apply_creates_then_merges() {
-    let c = cluster().await;
-    let client = c.client().await.unwrap();
-    let pods: Api<Pod> = Api::namespaced(client, "default");
-    let pp = PatchParams::apply("kepspec-test").force();
-    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ap", "labels": {"a": "1"}},
-        "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
-    let made = pods.patch("ap", &pp, &Patch::Apply(p)).await.unwrap();
-    assert_eq!(made.metadata.labels.unwrap()["a"], "1");
-    let again = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ap", "labels": {"b": "2"}}});
-    let merged = pods.patch("ap", &pp, &Patch::Apply(again)).await.unwrap();
-    let labels = merged.metadata.labels.unwrap();
-    assert_eq!(
-        (
-            labels.get("a").map(String::as_str),
-            labels.get("b").map(String::as_str)
-        ),
-        (Some("1"), Some("2"))
-    );
-    // apply without fieldManager is a 422 on PatchOptions
-    let r = raw(
-        &c,
-        "PATCH",
-        "/api/v1/namespaces/default/pods/ap",
-        Some("application/apply-patch+yaml"),
-        b"metadata:\n  labels:\n    c: '3'\n",
-        true,
-    )
-    .await;
-    assert_eq!(r.status, 422);
-    assert_eq!(
-        r.json()["message"],
-        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
-    );
-    let r = raw(
-        &c,
-        "PATCH",
-        "/api/v1/namespaces/default/pods/ap?fieldManager=m",
-        Some("application/apply-patch+yaml"),
-        b"metadata:\n  labels:\n    c: '3'\n",
-        true,
-    )
-    .await;
-    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
-    assert_eq!(r.json()["metadata"]["labels"]["c"], "3");
     c.shutdown().await;
 }
 
