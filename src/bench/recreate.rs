@@ -31,11 +31,19 @@ const SETTLE: Duration = Duration::from_millis(500);
 
 const NAMESPACE: &str = "bench-recreate";
 
-/// Writes per Recreate rollout of N = 3, 10, 30 pods (N = 3 in quick mode).
+/// The replicas of the large rollout (its goal: rolled out in under
+/// `LARGE_GOAL`).
+const LARGE: i32 = 1_000;
+
+/// How long the large rollout may take to meet its goal.
+const LARGE_GOAL: Duration = Duration::from_secs(10);
+
+/// Writes per Recreate rollout of N = 3, 10, 30 pods (N = 3 in quick mode),
+/// and the time of a 1,000-pod Parallel one (100 in quick mode).
 pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
     let mut s = Section::new("recreate", "Controller API writes per Recreate rollout");
     for n in mode.pick(vec![3], vec![3, 10, 30]) {
-        let r = rollout(n).await?;
+        let r = rollout(n, "OrderedReady").await?;
         let floor = 2 * n as usize + 2;
         s.row(Row::goal(
             "pod writes (deletes + creates)",
@@ -64,6 +72,31 @@ pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
             format!("{} / {}", duration(r.ready), duration(r.rollout)),
         ));
     }
+    let large = mode.pick(LARGE / 10, LARGE);
+    let r = rollout(large, "Parallel").await?;
+    s.row(Row::goal(
+        "Parallel: template change to rolled out",
+        large,
+        duration(r.rollout),
+        format!("< {}", round(LARGE_GOAL)),
+        r.rollout < LARGE_GOAL,
+    ))
+    .row(Row::info(
+        "Parallel: create to ready; pod writes (deletes + creates)",
+        large,
+        format!(
+            "{}; {} + {}",
+            duration(r.ready),
+            r.writes.pod_deletes,
+            r.writes.pod_creates
+        ),
+    ));
+    s.note(format!(
+        "The {large}-pod row is a set with `podManagementPolicy: Parallel` (with \
+         OrderedReady, each of the {large} pods waits for its predecessor to be ready, \
+         so the time is {large} round trips through controller, scheduler and kubelet), \
+         on as many simulated nodes as 110 pods each need, and a third more."
+    ));
     s.note(format!(
         "Each N runs on a fresh embedded cluster (node simulator on) with the bundled \
          controller in-process (`ControllerOptions::default()`), its kube client sending \
@@ -91,9 +124,27 @@ struct Rollout {
     rollout: Duration,
 }
 
-async fn rollout(replicas: i32) -> anyhow::Result<Rollout> {
-    eprintln!("bench:   recreate N={replicas}");
-    let cluster = EmbeddedCluster::start(ClusterConfig::default()).await?;
+async fn rollout(replicas: i32, policy: &str) -> anyhow::Result<Rollout> {
+    eprintln!("bench:   recreate N={replicas} {policy}");
+    let mut nodes = crate::sim::nodes::NodeSimConfig::default();
+    // A simulated node holds 110 pods, as a kubelet's default maxPods: a
+    // large set gets as many nodes as it needs, and a third more.
+    let needed = (replicas as usize).div_ceil(110) * 4 / 3;
+    for i in nodes.nodes.len()..needed {
+        nodes
+            .nodes
+            .push(crate::sim::nodes::NodeSpec::kind_worker(&format!(
+                "kind-worker{}",
+                i + 1
+            )));
+    }
+    let cluster = EmbeddedCluster::start(ClusterConfig {
+        // Every request of the rollout stays in the log to be counted.
+        request_log: 10_000.max(40 * replicas as usize),
+        nodes,
+        ..ClusterConfig::default()
+    })
+    .await?;
     let client = client_as(&cluster, BENCH_AGENT)?;
     let cancel = CancellationToken::new();
     let controller = tokio::spawn(controller::run(
@@ -101,7 +152,7 @@ async fn rollout(replicas: i32) -> anyhow::Result<Rollout> {
         ControllerOptions::default(),
         cancel.clone(),
     ));
-    let result = measure(&cluster, &client, replicas).await;
+    let result = measure(&cluster, &client, replicas, policy).await;
     cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(5), controller).await;
     cluster.shutdown().await;
@@ -112,11 +163,12 @@ async fn measure(
     cluster: &EmbeddedCluster,
     client: &kube::Client,
     replicas: i32,
+    policy: &str,
 ) -> anyhow::Result<Rollout> {
     create_namespace(client, NAMESPACE).await?;
     let sets: Api<StatefulSet> = Api::namespaced(client.clone(), NAMESPACE);
     let t0 = Instant::now();
-    sets.create(&PostParams::default(), &recreate_set(replicas)?)
+    sets.create(&PostParams::default(), &recreate_set(replicas, policy)?)
         .await?;
     wait_rolled_out(&sets, replicas).await?;
     let ready = t0.elapsed();
@@ -142,12 +194,13 @@ async fn measure(
     })
 }
 
-/// A Recreate set `web` of `replicas` pause pods.
-fn recreate_set(replicas: i32) -> anyhow::Result<StatefulSet> {
+/// A Recreate set `web` of `replicas` pause pods managed by `policy`.
+fn recreate_set(replicas: i32, policy: &str) -> anyhow::Result<StatefulSet> {
     Ok(serde_json::from_value(json!({
         "metadata": {"name": "web"},
         "spec": {
             "replicas": replicas,
+            "podManagementPolicy": policy,
             "serviceName": "web",
             "selector": {"matchLabels": {"app": "web"}},
             "updateStrategy": {"type": "Recreate"},
@@ -192,7 +245,7 @@ mod tests {
     use super::*;
 
     fn set(generation: i64, status: serde_json::Value) -> StatefulSet {
-        let mut s = recreate_set(3).unwrap();
+        let mut s = recreate_set(3, "OrderedReady").unwrap();
         s.metadata.generation = Some(generation);
         s.status = serde_json::from_value(status).unwrap();
         s

@@ -36,6 +36,35 @@ fn controlled_by_or_orphan(uid: &str, refs: &[OwnerReference]) -> bool {
     controlled_by(uid, refs) || !refs.iter().any(|r| r.controller == Some(true))
 }
 
+/// Which objects a sync of one set decides on.
+struct Keep {
+    namespace: String,
+    uid: String,
+}
+
+impl Keep {
+    fn of(set: &DynamicObject) -> Keep {
+        Keep {
+            namespace: set.namespace().unwrap_or_default(),
+            uid: set.uid().unwrap_or_default(),
+        }
+    }
+
+    /// In the set's namespace.
+    fn here<K: kube::Resource>(&self, o: &K) -> bool {
+        o.meta().namespace.as_deref() == Some(self.namespace.as_str())
+    }
+
+    /// In the set's namespace, and the set's or nobody's.
+    fn owned<K: kube::Resource>(&self, o: &K) -> bool {
+        self.here(o)
+            && controlled_by_or_orphan(
+                &self.uid,
+                o.meta().owner_references.as_deref().unwrap_or_default(),
+            )
+    }
+}
+
 impl View {
     /// Keeps the set's own pods and revisions, the orphans among them, and
     /// the claims of its namespace.
@@ -45,37 +74,40 @@ impl View {
         claims: impl Iterator<Item = PersistentVolumeClaim>,
         revisions: impl Iterator<Item = ControllerRevision>,
     ) -> View {
-        let ns = set.namespace().unwrap_or_default();
-        let uid = set.uid().unwrap_or_default();
-        let here = |o: Option<String>| o.as_deref() == Some(ns.as_str());
+        let keep = Keep::of(set);
         View {
-            pods: pods
-                .filter(|p| {
-                    here(p.namespace()) && controlled_by_or_orphan(&uid, p.owner_references())
-                })
-                .collect(),
-            claims: claims.filter(|c| here(c.namespace())).collect(),
-            revisions: revisions
-                .filter(|r| {
-                    here(r.namespace()) && controlled_by_or_orphan(&uid, r.owner_references())
-                })
-                .collect(),
+            pods: pods.filter(|p| keep.owned(p)).collect(),
+            claims: claims.filter(|c| keep.here(c)).collect(),
+            revisions: revisions.filter(|r| keep.owned(r)).collect(),
         }
     }
 
-    /// The set's objects as the caches hold them.
+    /// The set's objects as the caches hold them (only those kept are
+    /// copied out of the caches).
     pub fn cached(
         set: &DynamicObject,
         pods: &Store<Pod>,
         claims: &Store<PersistentVolumeClaim>,
         revisions: &Store<ControllerRevision>,
     ) -> View {
-        View::of_set(
-            set,
-            pods.state().iter().map(|p| p.as_ref().clone()),
-            claims.state().iter().map(|c| c.as_ref().clone()),
-            revisions.state().iter().map(|r| r.as_ref().clone()),
-        )
+        let keep = Keep::of(set);
+        fn copy<K>(store: &Store<K>, keep: impl Fn(&K) -> bool) -> Vec<K>
+        where
+            K: kube::Resource + Clone + 'static,
+            K::DynamicType: Eq + std::hash::Hash + Clone,
+        {
+            store
+                .state()
+                .iter()
+                .filter(|o| keep(o.as_ref()))
+                .map(|o| o.as_ref().clone())
+                .collect()
+        }
+        View {
+            pods: copy(pods, |p| keep.owned(p)),
+            claims: copy(claims, |c| keep.here(c)),
+            revisions: copy(revisions, |r| keep.owned(r)),
+        }
     }
 
     /// The set (of type `resource`) and its objects read with consistent

@@ -11,7 +11,7 @@ use super::delete::{delete_in, DeleteOpts, Propagation};
 use super::meta::{finalizers, meta_str, owner_uids, set_finalizers};
 use super::objects::{update_in, Target};
 use super::resources::{self, ResourceInfo};
-use super::store::{Gr, ObjKey, Store};
+use super::store::{Event, EventType, Gr, ObjKey, Store};
 
 /// One thing the collector decided to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,95 +151,156 @@ fn perform(store: &Store, infos: &[ResourceInfo], action: &GcAction) -> bool {
         return store.transact(|t| t.remove(&key)).is_some();
     };
     store.transact(|t| {
-        let Some(mut obj) = t.get(&key).cloned() else {
-            return false;
-        };
-        match action {
-            GcAction::Delete(_, p) => {
-                let opts = DeleteOpts {
-                    propagation: Some(*p),
-                    ..Default::default()
-                };
-                delete_in(t, &info, &key.namespace, &key.name, &opts).is_ok()
-            }
-            GcAction::DropOwnerRefs(_, uids) => {
-                if let Some(a) = obj["metadata"]["ownerReferences"].as_array_mut() {
-                    a.retain(|r| {
-                        !r["uid"]
-                            .as_str()
-                            .is_some_and(|u| uids.iter().any(|x| x == u))
-                    });
-                    if a.is_empty() {
-                        if let Some(m) = obj["metadata"].as_object_mut() {
-                            m.remove("ownerReferences");
-                        }
+        let before = t.resource_version();
+        let acted = act(t, &info, &key, action);
+        acted && t.resource_version() != before
+    })
+}
+
+/// Performs `action` on `key` in one transaction; false when it failed.
+fn act(
+    t: &mut super::store::Txn<'_>,
+    info: &ResourceInfo,
+    key: &ObjKey,
+    action: &GcAction,
+) -> bool {
+    let Some(mut obj) = t.get(key).cloned() else {
+        return false;
+    };
+    match action {
+        GcAction::Delete(_, p) => {
+            let opts = DeleteOpts {
+                propagation: Some(*p),
+                ..Default::default()
+            };
+            delete_in(t, info, &key.namespace, &key.name, &opts).is_ok()
+        }
+        GcAction::DropOwnerRefs(_, uids) => {
+            if let Some(a) = obj["metadata"]["ownerReferences"].as_array_mut() {
+                a.retain(|r| {
+                    !r["uid"]
+                        .as_str()
+                        .is_some_and(|u| uids.iter().any(|x| x == u))
+                });
+                if a.is_empty() {
+                    if let Some(m) = obj["metadata"].as_object_mut() {
+                        m.remove("ownerReferences");
                     }
                 }
-                update_in(
-                    t,
-                    &info,
-                    &key.namespace,
-                    &key.name,
-                    obj,
-                    Target::Main,
-                    None,
-                    false,
-                )
-                .is_ok()
             }
-            GcAction::RemoveFinalizer(_, f) => {
-                let rest: Vec<String> = finalizers(&obj).into_iter().filter(|x| x != f).collect();
-                set_finalizers(&mut obj, &rest);
-                update_in(
-                    t,
-                    &info,
-                    &key.namespace,
-                    &key.name,
-                    obj,
-                    Target::Main,
-                    None,
-                    false,
-                )
-                .is_ok()
+            update_in(
+                t,
+                info,
+                &key.namespace,
+                &key.name,
+                obj,
+                Target::Main,
+                None,
+                false,
+            )
+            .is_ok()
+        }
+        GcAction::RemoveFinalizer(_, f) => {
+            let rest: Vec<String> = finalizers(&obj).into_iter().filter(|x| x != f).collect();
+            set_finalizers(&mut obj, &rest);
+            update_in(
+                t,
+                info,
+                &key.namespace,
+                &key.name,
+                obj,
+                Target::Main,
+                None,
+                false,
+            )
+            .is_ok()
+        }
+        GcAction::FinalizeNamespace(_) => {
+            if let Some(a) = obj
+                .get_mut("spec")
+                .and_then(|s| s.get_mut("finalizers"))
+                .and_then(Value::as_array_mut)
+            {
+                a.retain(|f| f != "kubernetes");
             }
-            GcAction::FinalizeNamespace(_) => {
-                if let Some(a) = obj
-                    .get_mut("spec")
-                    .and_then(|s| s.get_mut("finalizers"))
-                    .and_then(Value::as_array_mut)
-                {
-                    a.retain(|f| f != "kubernetes");
-                }
-                if finalizers(&obj).is_empty() {
-                    t.remove_as(&key, obj).is_some()
-                } else {
-                    t.update(&key, obj);
-                    true
-                }
+            if finalizers(&obj).is_empty() {
+                t.remove_as(key, obj).is_some()
+            } else {
+                t.update(key, obj);
+                true
             }
         }
-    })
+    }
 }
 
 /// Runs one collection pass; returns whether it changed anything.
 pub fn collect_once(store: &Store) -> bool {
-    let before = store.resource_version();
-    collect_pass(store);
-    store.resource_version() != before
+    collect_pass(store) > 0
+}
+
+/// What a pass reads of an object: its metadata without managedFields, and
+/// a namespace's `spec.finalizers`.
+fn project(o: &Value) -> Value {
+    let mut p = serde_json::Map::new();
+    let mut meta = serde_json::Map::new();
+    if let Some(m) = o["metadata"].as_object() {
+        for (k, v) in m.iter().filter(|(k, _)| *k != "managedFields") {
+            meta.insert(k.clone(), v.clone());
+        }
+    }
+    p.insert("metadata".into(), Value::Object(meta));
+    if let Some(f) = o.get("spec").and_then(|s| s.get("finalizers")) {
+        p.insert("spec".into(), serde_json::json!({ "finalizers": f }));
+    }
+    Value::Object(p)
+}
+
+/// The objects a pass decides on: those that name owners, are being
+/// deleted or carry finalizers, every object named as an owner, the
+/// namespaces and ServiceAccounts, everything in a namespace being deleted
+/// and everything of a resource no longer served. The rest (events, most
+/// of all, and whatever nothing owns) cannot give the collector work.
+fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> Vec<(ObjKey, Value)> {
+    let ns_gr = Gr::new("", "namespaces");
+    let sa_gr = super::bootstrap::service_accounts();
+    store.with_objects(|objects| {
+        let mut owners: HashSet<&str> = HashSet::new();
+        let mut ending: HashSet<&str> = HashSet::new();
+        for (k, o) in objects {
+            for r in o["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                owners.extend(r["uid"].as_str());
+            }
+            if k.gr == ns_gr && deleting(o) {
+                ending.insert(k.name.as_str());
+            }
+        }
+        let listed = |v: &Value| v.as_array().is_some_and(|a| !a.is_empty());
+        objects
+            .iter()
+            .filter(|(k, o)| {
+                let m = &o["metadata"];
+                listed(&m["ownerReferences"])
+                    || listed(&m["finalizers"])
+                    || deleting(o)
+                    || k.gr == ns_gr
+                    || k.gr == sa_gr
+                    || ending.contains(k.namespace.as_str())
+                    || !served.contains(&k.gr)
+                    || m["uid"].as_str().is_some_and(|u| owners.contains(u))
+            })
+            .map(|(k, o)| (k.clone(), project(o)))
+            .collect()
+    })
 }
 
 fn collect_pass(store: &Store) -> usize {
-    // the collector only reads metadata (and a namespace's spec.finalizers)
-    let objects = store.snapshot_with(|o| {
-        let mut p = serde_json::Map::new();
-        p.insert("metadata".into(), o["metadata"].clone());
-        if let Some(f) = o.get("spec").and_then(|s| s.get("finalizers")) {
-            p.insert("spec".into(), serde_json::json!({ "finalizers": f }));
-        }
-        Value::Object(p)
-    });
     let infos = resources::all(store);
     let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
+    let objects = relevant_objects(store, &served);
     let mut actions = plan(&objects);
     for (k, _) in &objects {
         if !served.contains(&k.gr) {
@@ -259,22 +320,75 @@ fn collect_pass(store: &Store) -> usize {
     restored + actions.iter().filter(|a| perform(store, &infos, a)).count()
 }
 
-/// Runs the collector until cancelled, reacting to every committed change.
+/// Whether a committed change can give the collector work: a deletion, an
+/// object being deleted, one that names owners or changed its owners or
+/// finalizers, or a change to what the collector keeps per namespace
+/// (namespaces, ServiceAccounts) or to what is served (CRDs). Status and
+/// spec changes of everything else, most of the traffic, cannot.
+pub fn matters(ev: &Event) -> bool {
+    let refs_of = |o: &Value| o["metadata"]["ownerReferences"].clone();
+    let kept = matches!(
+        (ev.key.gr.group.as_str(), ev.key.gr.resource.as_str()),
+        ("", "namespaces") | ("", "serviceaccounts") | ("apiextensions.k8s.io", _)
+    );
+    match ev.kind {
+        EventType::Deleted => true,
+        _ if kept || deleting(&ev.object) => true,
+        EventType::Added => !refs(&ev.object).is_empty(),
+        EventType::Modified => ev.prev.as_ref().is_none_or(|p| {
+            refs_of(p) != refs_of(&ev.object) || finalizers(p) != finalizers(&ev.object)
+        }),
+    }
+}
+
+/// Passes until one changes nothing (at most 100).
+fn collect_until_settled(store: &Store) {
+    for _ in 0..100 {
+        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_once(store)));
+        match pass {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(_) => {
+                tracing::error!("garbage collector pass panicked; continuing");
+                return;
+            }
+        }
+    }
+}
+
+/// The least time between two rounds of passes. A change after a quiet
+/// spell is acted on at once; a burst of them (a 1,000-pod rollout) is
+/// taken in rounds at most this often, as the watch delay of upstream's
+/// collector would group them, instead of a scan of every object per change.
+const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(25);
+
+/// Runs the collector until cancelled: a full pass at start, then one
+/// whenever a committed change [`matters`] (all of them again if the event
+/// window has moved past what it saw).
 pub async fn run(store: Store, cancel: CancellationToken) {
     let mut changed = store.subscribe();
+    let mut seen: Option<u64> = None;
+    let mut last_round: Option<tokio::time::Instant> = None;
     loop {
-        let mut rounds = 0;
-        loop {
-            let pass =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_once(&store)));
-            match pass {
-                Ok(true) if rounds < 100 => rounds += 1,
-                Ok(_) => break,
-                Err(_) => {
-                    tracing::error!("garbage collector pass panicked; continuing");
-                    break;
-                }
+        if let Some(at) = last_round {
+            tokio::select! {
+                _ = tokio::time::sleep_until(at + MIN_GAP) => {}
+                _ = cancel.cancelled() => return,
             }
+        }
+        let due = match seen.map(|rv| store.all_events_after(rv)) {
+            Some(Ok((events, rv))) => {
+                seen = Some(rv);
+                events.iter().any(|e| matters(e))
+            }
+            Some(Err(_)) | None => {
+                seen = Some(store.resource_version());
+                true
+            }
+        };
+        if due {
+            collect_until_settled(&store);
+            last_round = Some(tokio::time::Instant::now());
         }
         tokio::select! {
             r = changed.changed() => if r.is_err() { return; },
@@ -291,6 +405,59 @@ pub fn owners(obj: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn event(kind: EventType, resource: &str, prev: Option<Value>, object: Value) -> Event {
+        Event {
+            rv: 1,
+            kind,
+            key: ObjKey::new(&Gr::new("", resource), "d", "x"),
+            object,
+            prev,
+            at: std::time::Instant::now(),
+            lines: Default::default(),
+        }
+    }
+
+    #[test]
+    fn only_changes_that_can_give_the_collector_work_matter() {
+        use serde_json::json;
+        let owned = json!({"metadata": {"ownerReferences": [{"uid": "u1"}]}});
+        let plain = json!({"metadata": {"name": "x"}, "status": {"phase": "Running"}});
+        let running = json!({"metadata": {"name": "x"}, "status": {"phase": "Pending"}});
+        let m = |k, r, p, o| matters(&event(k, r, p, o));
+        assert!(m(EventType::Deleted, "pods", None, plain.clone()));
+        assert!(m(EventType::Added, "pods", None, owned.clone()));
+        assert!(!m(EventType::Added, "pods", None, plain.clone()));
+        assert!(!m(
+            EventType::Modified,
+            "pods",
+            Some(running.clone()),
+            plain.clone()
+        ));
+        assert!(!m(
+            EventType::Modified,
+            "pods",
+            Some(owned.clone()),
+            owned.clone()
+        ));
+        assert!(m(
+            EventType::Modified,
+            "pods",
+            Some(plain.clone()),
+            owned.clone()
+        ));
+        let fin = json!({"metadata": {"finalizers": ["f"]}});
+        assert!(m(EventType::Modified, "pods", Some(plain.clone()), fin));
+        let going = json!({"metadata": {"deletionTimestamp": "2026-11-24T12:00:00Z"}});
+        assert!(m(EventType::Modified, "pods", Some(plain.clone()), going));
+        assert!(m(EventType::Added, "namespaces", None, plain.clone()));
+        assert!(m(
+            EventType::Modified,
+            "serviceaccounts",
+            Some(running),
+            plain
+        ));
+    }
     use serde_json::json;
 
     fn obj(gr: &Gr, ns: &str, name: &str, v: Value) -> (ObjKey, Value) {

@@ -5,9 +5,10 @@
 //! log can be rebuilt (for stale views, see [`super::faults`]).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use axum::body::Bytes;
 use serde_json::Value;
 
 /// A group and plural resource name; the storage partition of a type.
@@ -74,7 +75,7 @@ impl EventType {
 }
 
 /// One committed change.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Event {
     /// The resourceVersion the change was committed at.
     pub rv: u64,
@@ -89,6 +90,33 @@ pub struct Event {
     pub prev: Option<Value>,
     /// When the change was committed.
     pub at: Instant,
+    /// The watch lines made of this event, one per encoding: every watcher
+    /// asking for the same encoding gets the same bytes.
+    pub lines: Lines,
+}
+
+/// Encoded watch lines of one event, by encoding key (see [`Lines::get`]).
+#[derive(Default)]
+pub struct Lines(Mutex<Vec<(String, Bytes)>>);
+
+impl Lines {
+    /// The line for `key`, made by `make` the first time it is asked for.
+    /// Concurrent askers for the same event wait for the first one.
+    pub fn get(&self, key: &str, make: impl FnOnce() -> Bytes) -> Bytes {
+        let mut cached = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, b)) = cached.iter().find(|(k, _)| k == key) {
+            return b.clone();
+        }
+        let b = make();
+        cached.push((key.to_string(), b.clone()));
+        b
+    }
+}
+
+impl std::fmt::Debug for Lines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lines")
+    }
 }
 
 /// A resume point that has been compacted away.
@@ -103,7 +131,7 @@ pub struct Expired {
 struct Inner {
     rv: u64,
     objects: BTreeMap<ObjKey, Value>,
-    log: VecDeque<Event>,
+    log: VecDeque<Arc<Event>>,
     window: usize,
     compacted_through: u64,
 }
@@ -214,7 +242,7 @@ impl Store {
         gr: &Gr,
         namespace: Option<&str>,
         after: u64,
-    ) -> Result<(Vec<Event>, u64), Expired> {
+    ) -> Result<(Vec<Arc<Event>>, u64), Expired> {
         let inner = self.lock();
         inner.kept_since(after)?;
         let start = inner.log.partition_point(|e| e.rv <= after);
@@ -225,6 +253,18 @@ impl Store {
             .cloned()
             .collect();
         Ok((events, inner.rv.max(after)))
+    }
+
+    /// Every event committed after `after`, of any type, with the
+    /// resourceVersion they bring a reader up to, or `Expired`.
+    pub fn all_events_after(&self, after: u64) -> Result<(Vec<Arc<Event>>, u64), Expired> {
+        let inner = self.lock();
+        inner.kept_since(after)?;
+        let start = inner.log.partition_point(|e| e.rv <= after);
+        Ok((
+            inner.log.range(start..).cloned().collect(),
+            inner.rv.max(after),
+        ))
     }
 
     /// All objects of a type (in one namespace if given) as they were at
@@ -308,13 +348,10 @@ impl Store {
             .collect()
     }
 
-    /// Every stored key with a projection of its object (cheaper than [`Self::snapshot`]).
-    pub fn snapshot_with(&self, project: impl Fn(&Value) -> Value) -> Vec<(ObjKey, Value)> {
-        self.lock()
-            .objects
-            .iter()
-            .map(|(k, v)| (k.clone(), project(v)))
-            .collect()
+    /// Runs `read` on every stored object, under the store's lock (keep it
+    /// short: every request waits for it).
+    pub fn with_objects<R>(&self, read: impl FnOnce(&BTreeMap<ObjKey, Value>) -> R) -> R {
+        read(&self.lock().objects)
     }
 }
 
@@ -357,14 +394,15 @@ impl Txn<'_> {
         let rv = self.inner.rv;
         let mut object = object;
         set_rv(&mut object, rv);
-        self.inner.log.push_back(Event {
+        self.inner.log.push_back(Arc::new(Event {
             rv,
             kind,
             key: key.clone(),
             object,
             prev,
             at: Instant::now(),
-        });
+            lines: Lines::default(),
+        }));
         while self.inner.log.len() > self.inner.window {
             if let Some(old) = self.inner.log.pop_front() {
                 self.inner.compacted_through = old.rv;

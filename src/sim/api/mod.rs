@@ -404,18 +404,13 @@ impl Req<'_> {
 
     /// The field manager of this request's write.
     pub fn manager(&self, operation: Operation) -> Manager {
-        let info = self.info;
         Manager {
             name: Manager::of_request(
                 self.params.get("fieldManager").map(String::as_str),
                 self.user_agent(),
             ),
             operation,
-            api_version: if info.group.is_empty() {
-                info.version.clone()
-            } else {
-                format!("{}/{}", info.group, info.version)
-            },
+            api_version: self.info.api_version(),
             subresource: self.sub.to_string(),
         }
     }

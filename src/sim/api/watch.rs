@@ -28,17 +28,18 @@ enum Start {
     After(u64),
 }
 
-/// The translated form of a stored event for one watcher, if it sees it.
-pub fn translate(ev: &Event, sel: &Selectors) -> Option<(EventType, Value)> {
+/// The type a stored event has for one watcher, if it sees it: a change
+/// into or out of its selection is an ADDED or a DELETED.
+pub fn translate(ev: &Event, sel: &Selectors) -> Option<EventType> {
     let now = sel.matches(&ev.object);
     match ev.kind {
-        EventType::Added | EventType::Deleted => now.then(|| (ev.kind, ev.object.clone())),
+        EventType::Added | EventType::Deleted => now.then_some(ev.kind),
         EventType::Modified => {
             let before = ev.prev.as_ref().is_some_and(|p| sel.matches(p));
             match (before, now) {
-                (true, true) => Some((EventType::Modified, ev.object.clone())),
-                (false, true) => Some((EventType::Added, ev.object.clone())),
-                (true, false) => Some((EventType::Deleted, ev.object.clone())),
+                (true, true) => Some(EventType::Modified),
+                (false, true) => Some(EventType::Added),
+                (true, false) => Some(EventType::Deleted),
                 (false, false) => None,
             }
         }
@@ -221,6 +222,24 @@ impl WatchJob {
         }
     }
 
+    /// The line of a stored event seen as `kind`: made once per encoding
+    /// and shared by every watcher asking for the same one (tables, which
+    /// depend on the watcher's options, are made for each).
+    fn stored_event(&self, kind: EventType, ev: &Event) -> Bytes {
+        if self.table.is_some() {
+            return self.event(kind.as_str(), ev.object.clone());
+        }
+        let key = format!(
+            "{}|{}|{}|{}",
+            kind.as_str(),
+            self.info.api_version(),
+            self.info.kind,
+            self.metadata_only.unwrap_or("")
+        );
+        ev.lines
+            .get(&key, || self.event(kind.as_str(), ev.object.clone()))
+    }
+
     /// The stale view in force for this watch now, counted as a read it
     /// applies to when `count` (once per watch).
     fn stale(&self, count: bool) -> Option<(RuleId, StaleView)> {
@@ -328,8 +347,8 @@ impl WatchJob {
                             }
                             continue;
                         }
-                        if let Some((kind, obj)) = shown {
-                            let l = self.event(kind.as_str(), obj);
+                        if let Some(kind) = shown {
+                            let l = self.stored_event(kind, ev);
                             if tx.send(l).await.is_err() {
                                 return;
                             }
@@ -394,6 +413,7 @@ mod tests {
             object: obj,
             prev,
             at: std::time::Instant::now(),
+            lines: Default::default(),
         }
     }
 
@@ -426,7 +446,7 @@ mod tests {
         let web = json!({"metadata": {"labels": {"app": "web"}}});
         let other = json!({"metadata": {"labels": {"app": "db"}}});
         let t = |p: &Value, n: &Value| {
-            translate(&ev(EventType::Modified, Some(p.clone()), n.clone()), &sel).map(|x| x.0)
+            translate(&ev(EventType::Modified, Some(p.clone()), n.clone()), &sel)
         };
         assert_eq!(t(&web, &web), Some(EventType::Modified));
         assert_eq!(t(&other, &web), Some(EventType::Added));

@@ -167,19 +167,11 @@ pub fn apply_patch(
     }
 }
 
-fn group_version(info: &super::super::resources::ResourceInfo) -> String {
-    if info.group.is_empty() {
-        info.version.clone()
-    } else {
-        format!("{}/{}", info.group, info.version)
-    }
-}
-
 /// What the field manager refuses in an apply configuration before merging
 /// it (`structuredMergeManager.Apply`): another version than the endpoint's,
 /// and managedFields.
 fn check_apply_config(req: &Req<'_>, doc: &Value) -> Result<(), ApiError> {
-    let expected = group_version(req.info);
+    let expected = req.info.api_version();
     let given = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     if given != expected {
         return Err(ApiError::bad_request(format!(
@@ -233,7 +225,7 @@ fn apply_error(req: &Req<'_>, e: ApplyError) -> ApiError {
                 "failed to create typed patch object ({}/{}; {}, Kind={}): {m}",
                 req.ns,
                 req.name,
-                group_version(req.info),
+                req.info.api_version(),
                 req.info.kind
             ),
         ),

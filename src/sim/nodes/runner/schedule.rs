@@ -14,7 +14,8 @@ impl Sim {
     pub(super) async fn schedule(&mut self) {
         let now = Timestamp::now();
         let mut used: BTreeMap<String, Resources> = BTreeMap::new();
-        let mut pending: Vec<Pod> = Vec::new();
+        // Keys, not copies: most passes schedule few of the pending pods.
+        let mut pending = Vec::new();
         for pod in self.pods.values() {
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
             match node {
@@ -30,7 +31,9 @@ impl Sim {
                         .and_then(|s| s.scheduler_name.as_deref())
                         .is_none_or(|s| s == "default-scheduler");
                     if ours && pod.metadata.deletion_timestamp.is_none() {
-                        pending.push(pod.clone());
+                        let priority = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
+                        let created = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
+                        pending.push((std::cmp::Reverse(priority), created, key_of(pod)));
                     }
                 }
             }
@@ -39,14 +42,12 @@ impl Sim {
             let u = used.entry(node.clone()).or_default();
             *u = *u + *req;
         }
-        pending.sort_by_key(|p| {
-            let priority = p.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
-            let created = p.metadata.creation_timestamp.as_ref().map(|t| t.0);
-            (std::cmp::Reverse(priority), created, key_of(p))
-        });
+        pending.sort();
         let nodes: Vec<NodeInfo> = self.nodes.values().cloned().collect();
-        for pod in pending {
-            let uid = uid_of(&pod);
+        for (_, _, key) in pending {
+            let Some(uid) = self.pods.get(&key).map(uid_of) else {
+                continue;
+            };
             if self.assumed.contains_key(&uid) {
                 continue;
             }
@@ -56,6 +57,9 @@ impl Sim {
                 self.wake_at(Wake::Schedule, due);
                 continue;
             }
+            let Some(pod) = self.pods.get(&key).cloned() else {
+                continue;
+            };
             let (ns, _) = key_of(&pod);
             let claims: BTreeMap<String, PersistentVolumeClaim> = self
                 .claims
