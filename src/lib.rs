@@ -9,7 +9,8 @@
 //! - [`report`]: JUnit, JSON and HTML reports;
 //! - [`target`]: the implementation under test as a profile;
 //! - [`explore`]: every crash point of a scenario;
-//! - [`bench`]: the benchmarks and their report.
+//! - [`bench`]: the benchmarks and their report;
+//! - [`yaml`]: reading and writing YAML, the same way everywhere.
 
 pub mod bench;
 pub mod cli;
@@ -21,3 +22,4 @@ pub mod history;
 pub mod report;
 pub mod sim;
 pub mod target;
+pub mod yaml;

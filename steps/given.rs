@@ -24,7 +24,7 @@ pub fn docstring_yaml(step: &Step) -> anyhow::Result<serde_json::Value> {
     let text = step
         .docstring()
         .ok_or_else(|| input_error("the step needs a YAML docstring"))?;
-    serde_yaml_ng::from_str(text)
+    kepspec::yaml::from_str(text)
         .map_err(|e| input_error(format!("the docstring is not valid YAML: {e}")))
 }
 

@@ -321,7 +321,7 @@ impl KindPlan {
 /// cleaner, and has a node that joins with a bootstrap token.
 pub fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> {
     let config: serde_json::Value =
-        serde_yaml_ng::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
+        crate::yaml::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
     let nodes = config["nodes"].as_array().cloned().unwrap_or_default();
     let joins = nodes.len() > 1;
     for patch in config["kubeadmConfigPatches"]
@@ -331,7 +331,7 @@ pub fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> 
     {
         let Some(text) = patch.as_str() else { continue };
         let doc: serde_json::Value =
-            serde_yaml_ng::from_str(text).map_err(|e| format!("kubeadmConfigPatches: {e}"))?;
+            crate::yaml::from_str(text).map_err(|e| format!("kubeadmConfigPatches: {e}"))?;
         let args = &doc["controllerManager"]["extraArgs"];
         // v1beta3 writes a map, v1beta4 a list of {name, value}.
         let value = args["controllers"]
@@ -605,7 +605,7 @@ mod tests {
         for target in [KindTarget::Bundled, KindTarget::Upstream] {
             let p = KindPlan::new(root, target, Path::new("/tmp/kc"));
             let text = std::fs::read_to_string(p.config()).unwrap();
-            let v: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
+            let v: serde_json::Value = crate::yaml::from_str(&text).unwrap();
             assert_eq!(v["kind"], "Cluster");
             assert_eq!(v["featureGates"]["StatefulSetRecreateStrategy"], true);
         }
@@ -614,13 +614,10 @@ mod tests {
     #[test]
     fn the_controller_manifest_parses_and_its_args_are_the_clis() {
         use clap::Parser as _;
-        use serde::Deserialize as _;
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let text =
             std::fs::read_to_string(root.join("clusters/manifests/controller.yaml")).unwrap();
-        let docs: Vec<serde_json::Value> = serde_yaml_ng::Deserializer::from_str(&text)
-            .map(|d| serde_json::Value::deserialize(d).unwrap())
-            .collect();
+        let docs: Vec<serde_json::Value> = crate::yaml::documents(&text).unwrap();
         let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
         assert_eq!(
             kinds,

@@ -15,7 +15,7 @@ pub fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
     let state = state_before(t, t.next_seq());
     let list = |items: Vec<&serde_json::Value>| -> std::io::Result<String> {
         let doc = serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items });
-        serde_yaml_ng::to_string(&doc).map_err(std::io::Error::other)
+        crate::yaml::to_string(&doc).map_err(std::io::Error::other)
     };
     let files = [
         (
@@ -58,10 +58,9 @@ mod tests {
         b.at(1.0).delete_pod("web-1");
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &b.build()).unwrap();
-        let pods: serde_json::Value = serde_yaml_ng::from_str(
-            &std::fs::read_to_string(dir.path().join("pods.yaml")).unwrap(),
-        )
-        .unwrap();
+        let pods: serde_json::Value =
+            crate::yaml::from_str(&std::fs::read_to_string(dir.path().join("pods.yaml")).unwrap())
+                .unwrap();
         let names: Vec<&str> = pods["items"]
             .as_array()
             .unwrap()

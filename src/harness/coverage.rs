@@ -127,7 +127,7 @@ fn problem(place: impl Into<String>, message: impl Into<String>) -> InputProblem
 }
 
 fn yaml(text: &str, place: &str) -> Result<Value, InputProblem> {
-    serde_yaml_ng::from_str::<Value>(text).map_err(|e| problem(place, e.to_string()))
+    crate::yaml::from_str::<Value>(text).map_err(|e| problem(place, e.to_string()))
 }
 
 fn field<'v>(v: &'v Value, key: &str, place: &str) -> Result<&'v str, InputProblem> {

@@ -135,7 +135,7 @@ fn kruise_doc(feature: &gherkin::Feature, doc: &str) -> bool {
 /// CRD the stand-in installs (Kruise's own, chart 1.7.5).
 fn kruise_schema() -> Option<Value> {
     const CRD: &str = include_str!("../../clusters/crds/apps.kruise.io_statefulsets.yaml");
-    let crd: Value = serde_yaml_ng::from_str(CRD).ok()?;
+    let crd: Value = crate::yaml::from_str(CRD).ok()?;
     let version = crd
         .pointer("/spec/versions")?
         .as_array()?
@@ -178,13 +178,10 @@ fn check_kruise_doc(kind: Doc, value: &Value, doc: &str) -> Vec<(usize, String)>
 
 /// Problems of one docstring, each with its line offset in the docstring (0-based).
 fn check_doc(kind: Doc, doc: &str, kruise: bool) -> Vec<(usize, String)> {
-    let value: Value = match serde_yaml_ng::from_str(doc) {
+    let value: Value = match crate::yaml::from_str(doc) {
         Ok(v) => v,
         Err(e) => {
-            let line = e
-                .location()
-                .map(|l| l.line().saturating_sub(1))
-                .unwrap_or(0);
+            let line = e.location().map_or(0, |(l, _)| l.saturating_sub(1));
             return vec![(line, format!("the docstring is not valid YAML: {e}"))];
         }
     };
@@ -325,6 +322,17 @@ mod tests {
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].starts_with("features/x.feature:1"), "{p:?}");
         assert!(p[0].contains("not valid YAML"), "{p:?}");
+    }
+
+    #[test]
+    fn a_yaml_error_names_the_docstring_line_and_column() {
+        // Docstring line 5 (the feature's line 9), column 5: the `:` after
+        // a `c` indented under the plain scalar `web`.
+        let text = MANIFEST.replace("        name: web\n", "        name: web\n         c: d\n");
+        assert_eq!(
+            problems(&text),
+            vec!["features/x.feature:9: the docstring is not valid YAML: mapping values are not allowed in this context at line 5 column 5"]
+        );
     }
 
     #[test]

@@ -144,7 +144,7 @@ fn without_unsupported_shard(args: Vec<String>) -> Vec<String> {
 #[test]
 fn the_github_workflow_runs_kepspec_with_options_it_accepts() {
     let text = std::fs::read_to_string(root().join("ci/github-actions.yml")).unwrap();
-    let wf: Value = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let wf: Value = crate::yaml::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     assert!(wf["on"].get("push").is_some() && wf["on"].get("pull_request").is_some());
     let mut invocations = 0;
     for (job_name, job) in wf["jobs"].as_object().unwrap() {

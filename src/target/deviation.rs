@@ -245,7 +245,7 @@ mod tests {
     use super::*;
 
     fn parse(yaml: &str) -> Deviation {
-        serde_yaml_ng::from_str(yaml).unwrap()
+        crate::yaml::from_str(yaml).unwrap()
     }
 
     #[test]
@@ -257,7 +257,7 @@ mod tests {
         assert!(two.check().unwrap_err().contains("exactly one"));
         let bad = parse("id: X_1\nsummary: s\nevidence: e\nbehaviour: {}\n");
         assert!(bad.check().unwrap_err().contains("DNS label"));
-        assert!(serde_yaml_ng::from_str::<Deviation>(
+        assert!(crate::yaml::from_str::<Deviation>(
             "id: x\nsummary: s\nevidence: e\nbehavior: {}\n"
         )
         .is_err());

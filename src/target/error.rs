@@ -41,22 +41,14 @@ impl ProfileError {
         }
     }
 
-    /// A YAML syntax or shape error: serde_yaml_ng words it
-    /// `FIELD.PATH: MESSAGE at line L column C`; the location is kept apart.
-    pub fn yaml(file: &Path, err: &serde_yaml_ng::Error) -> Self {
-        let mut message = err.to_string();
-        let location = err.location().map(|l| (l.line(), l.column()));
-        if let Some((line, column)) = location {
-            let suffix = format!(" at line {line} column {column}");
-            if let Some(stripped) = message.strip_suffix(&suffix) {
-                message = stripped.to_string();
-            }
-        }
+    /// A YAML syntax or shape error, `[FIELD.PATH: ]MESSAGE`, with its
+    /// location kept apart.
+    pub fn yaml(file: &Path, err: &crate::yaml::Error) -> Self {
         Self {
             file: file.to_path_buf(),
-            location,
+            location: err.location(),
             field: None,
-            message,
+            message: err.without_location(),
         }
     }
 }

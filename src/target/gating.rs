@@ -295,7 +295,7 @@ impl FeatureGates {
     /// The `featureGates` of a kind cluster configuration.
     pub fn from_kind_config(yaml: &str) -> Result<Self, String> {
         let config: serde_json::Value =
-            serde_yaml_ng::from_str(yaml).map_err(|e| format!("kind config: {e}"))?;
+            crate::yaml::from_str(yaml).map_err(|e| format!("kind config: {e}"))?;
         let mut set = BTreeMap::new();
         if let Some(gates) = config.get("featureGates") {
             let gates = gates
@@ -458,7 +458,7 @@ pub fn skip_reason(
 /// (comments are dropped).
 pub fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<String, String> {
     let mut config: serde_json::Value =
-        serde_yaml_ng::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
+        crate::yaml::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
     if let Some(gates) = config
         .get_mut("featureGates")
         .and_then(serde_json::Value::as_object_mut)
@@ -470,5 +470,5 @@ pub fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<Strin
             }
         }
     }
-    serde_yaml_ng::to_string(&config).map_err(|e| format!("kind config: {e}"))
+    crate::yaml::to_string(&config).map_err(|e| format!("kind config: {e}"))
 }

@@ -204,13 +204,13 @@ fn kind_configs_drop_gates_a_node_version_does_not_know() {
     let g = FeatureGates::from_kind_config(&old).unwrap();
     assert_eq!(g.setting("StatefulSetRecreateStrategy"), None);
     assert_eq!(g.setting("MaxUnavailableStatefulSet"), Some(true));
-    let v: Value = serde_yaml_ng::from_str(&old).unwrap();
+    let v: Value = crate::yaml::from_str(&old).unwrap();
     assert_eq!(v["kind"], "Cluster");
     assert!(v["kubeadmConfigPatches"].is_array());
     let new = kind_config_for(&text, Version::new(1, 37)).unwrap();
     let g = FeatureGates::from_kind_config(&new).unwrap();
     assert_eq!(g.setting("StatefulSetRecreateStrategy"), Some(true));
     let none = kind_config_for(&text, Version::new(1, 23)).unwrap();
-    let v: Value = serde_yaml_ng::from_str(&none).unwrap();
+    let v: Value = crate::yaml::from_str(&none).unwrap();
     assert!(v.get("featureGates").is_none());
 }

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::ProfileError;
@@ -102,11 +101,9 @@ impl Profile {
             let file = root.join(rel);
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| ProfileError::file(&file, format!("cannot read: {e}")))?;
-            for doc in serde_yaml_ng::Deserializer::from_str(&text) {
-                let value = Value::deserialize(doc).map_err(|e| ProfileError::yaml(&file, &e))?;
-                if value.is_null() {
-                    continue;
-                }
+            let docs: Vec<Value> =
+                crate::yaml::documents(&text).map_err(|e| ProfileError::yaml(&file, &e))?;
+            for value in docs {
                 check_crd(&file, &value)?;
                 out.push(value);
             }

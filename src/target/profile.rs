@@ -230,7 +230,7 @@ impl Profile {
     /// Parses and checks profile text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Profile, ProfileError> {
         let mut profile: Profile =
-            serde_yaml_ng::from_str(text).map_err(|e| ProfileError::yaml(file, &e))?;
+            crate::yaml::from_str(text).map_err(|e| ProfileError::yaml(file, &e))?;
         profile.source = Some(file.to_path_buf());
         profile.check(file)?;
         Ok(profile)

@@ -191,6 +191,26 @@ fn crds_must_serve_the_profile_resource() {
 }
 
 #[test]
+fn a_yaml_error_in_a_crd_manifest_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: sets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Set, plural: sets}\n  versions: [{name: v1, served: true, storage: true}]\n";
+    // The second document's `names` mapping is indented one space short.
+    let broken = format!("{crd}---\n{}", crd.replace("  names:", " names:"));
+    std::fs::write(dir.path().join("broken.yaml"), broken).unwrap();
+    let p = parse(&format!("{GOOD}  standIn: {{crds: [broken.yaml]}}\n")).unwrap();
+    let e = p.crds(dir.path()).unwrap_err();
+    assert_eq!(e.file, dir.path().join("broken.yaml"));
+    assert_eq!(e.location, Some((16, 2)), "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:16:2: while parsing a block mapping, did not find expected key",
+            dir.path().join("broken.yaml").display()
+        )
+    );
+}
+
+#[test]
 fn selection_combines_with_the_users_tags_and_exclusions_say_why() {
     let p = parse(&format!(
         "{GOOD}  supports:\n    tags: \"@base\"\n    exclude: [{{scenario: \"^slow \", reason: too slow}}]\n"

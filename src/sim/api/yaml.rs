@@ -1,15 +1,15 @@
-//! YAML request bodies, bounded. The YAML scanner takes time quadratic in
-//! the nesting of flow collections (`[[[[…]]]]`): an 80 KB body took 19 s
-//! and a 3 MB one would take hours, stalling the request and a runtime
-//! worker with it. The decoders stop at 128 levels of nesting anyway (their
-//! recursion limit), so a linear pre-scan refuses deeper flow nesting before
-//! the scanner sees it, with the same 400.
+//! YAML request bodies, bounded. A YAML scanner can take time quadratic in
+//! the nesting of flow collections (`[[[[…]]]]`): with libyaml an 80 KB
+//! body took 19 s and a 3 MB one would take hours, stalling the request and
+//! a runtime worker with it. The decoders stop at 128 levels of nesting
+//! anyway (their recursion limit), so a linear pre-scan refuses deeper flow
+//! nesting before the scanner sees it, with the same 400.
 
 use serde_json::Value;
 
-/// The nesting the decoders accept (serde_json's and serde_yaml_ng's
-/// recursion limit).
-pub const MAX_DEPTH: usize = 128;
+/// The nesting the decoders accept (serde_json's recursion limit, and
+/// [`crate::yaml`]'s).
+pub const MAX_DEPTH: usize = crate::yaml::MAX_DEPTH;
 
 /// Parses a YAML document into a JSON value, refusing flow collections
 /// nested deeper than [`MAX_DEPTH`] before parsing.
@@ -19,7 +19,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, String> {
             "flow collections nested deeper than {MAX_DEPTH} levels at line {line} column {column}"
         ));
     }
-    serde_yaml_ng::from_slice(bytes).map_err(|e| e.to_string())
+    crate::yaml::from_slice(bytes).map_err(|e| e.to_string())
 }
 
 /// Where flow collections first nest deeper than `max` (1-based line and
@@ -117,6 +117,22 @@ mod tests {
         assert_eq!(too_deep(doc.as_bytes(), 2), Some((5, 12)));
         let v = parse(doc.as_bytes()).unwrap();
         assert_eq!(v["g"]["h"][1][0], 2);
+    }
+
+    #[test]
+    fn a_yaml_error_names_its_line_and_column() {
+        let body = b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n   c: d\n";
+        assert_eq!(
+            parse(body).unwrap_err(),
+            "mapping values are not allowed in this context at line 5 column 5"
+        );
+        // As the API server answers it: a 400 whose message places the error.
+        let e = super::super::decode_object("application/yaml", body).unwrap_err();
+        assert_eq!(e.code, 400);
+        assert_eq!(
+            e.message,
+            "couldn't get version/kind; yaml parse error: mapping values are not allowed in this context at line 5 column 5"
+        );
     }
 
     #[test]
