@@ -149,7 +149,11 @@ where
         + Sync
         + 'static,
 {
-    reflector::reflector(writer, watcher(api, watcher_config()))
+    // The caches keep no managedFields: no decision reads them, and every
+    // sync copies the set's objects out of the cache (kube-rs's advice for
+    // reflectors).
+    let watch = watcher(api, watcher_config()).modify(|o: &mut K| o.managed_fields_mut().clear());
+    reflector::reflector(writer, watch)
         .default_backoff()
         .map_ok(move |event| {
             let obj = match event {
@@ -275,7 +279,8 @@ pub async fn run(
     // Claims never trigger a sync; their cache only has to be filled.
     let claim_queue: Queue = reflector::reflector(
         claims_writer,
-        watcher(namespaced(&client, ns.as_deref()), watcher_config()),
+        watcher(namespaced(&client, ns.as_deref()), watcher_config())
+            .modify(|c: &mut PersistentVolumeClaim| c.managed_fields_mut().clear()),
     )
     .default_backoff()
     .touched_objects()

@@ -327,7 +327,11 @@ async fn record_kind(
     progress: mpsc::UnboundedSender<Progress>,
 ) {
     let mut merger = KindMerger::new(kind);
-    let stream = watcher(api, config).default_backoff();
+    // A timeline keeps no managedFields: no check reads them, and they are
+    // most of a small object's size.
+    let stream = watcher(api, config)
+        .modify(|o: &mut DynamicObject| o.metadata.managed_fields = None)
+        .default_backoff();
     let mut stream = std::pin::pin!(stream);
     loop {
         let next = tokio::select! {

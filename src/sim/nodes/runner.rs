@@ -76,7 +76,10 @@ fn watcher<K>(api: Api<K>) -> impl futures::Stream<Item = Result<Event<K>, watch
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
-    watcher::watcher(api, watcher::Config::default()).default_backoff()
+    // No managedFields in what the simulator keeps: it never reads them.
+    watcher::watcher(api, watcher::Config::default())
+        .modify(|o: &mut K| kube::ResourceExt::managed_fields_mut(o).clear())
+        .default_backoff()
 }
 
 async fn register_nodes(client: &Client, cfg: &NodeSimConfig) -> anyhow::Result<()> {
