@@ -173,7 +173,21 @@ fn act(
                 propagation: Some(*p),
                 ..Default::default()
             };
-            delete_in(t, info, &key.namespace, &key.name, &opts).is_ok()
+            return delete_in(t, info, &key.namespace, &key.name, &opts).is_ok();
+        }
+        GcAction::FinalizeNamespace(_) => {
+            if let Some(a) = obj
+                .get_mut("spec")
+                .and_then(|s| s.get_mut("finalizers"))
+                .and_then(Value::as_array_mut)
+            {
+                a.retain(|f| f != "kubernetes");
+            }
+            if finalizers(&obj).is_empty() {
+                return t.remove_as(key, obj).is_some();
+            }
+            t.update(key, obj);
+            return true;
         }
         GcAction::DropOwnerRefs(_, uids) => {
             if let Some(a) = obj["metadata"]["ownerReferences"].as_array_mut() {
@@ -188,49 +202,23 @@ fn act(
                     }
                 }
             }
-            update_in(
-                t,
-                info,
-                &key.namespace,
-                &key.name,
-                obj,
-                Target::Main,
-                None,
-                false,
-            )
-            .is_ok()
         }
         GcAction::RemoveFinalizer(_, f) => {
             let rest: Vec<String> = finalizers(&obj).into_iter().filter(|x| x != f).collect();
             set_finalizers(&mut obj, &rest);
-            update_in(
-                t,
-                info,
-                &key.namespace,
-                &key.name,
-                obj,
-                Target::Main,
-                None,
-                false,
-            )
-            .is_ok()
-        }
-        GcAction::FinalizeNamespace(_) => {
-            if let Some(a) = obj
-                .get_mut("spec")
-                .and_then(|s| s.get_mut("finalizers"))
-                .and_then(Value::as_array_mut)
-            {
-                a.retain(|f| f != "kubernetes");
-            }
-            if finalizers(&obj).is_empty() {
-                t.remove_as(key, obj).is_some()
-            } else {
-                t.update(key, obj);
-                true
-            }
         }
     }
+    update_in(
+        t,
+        info,
+        &key.namespace,
+        &key.name,
+        obj,
+        Target::Main,
+        None,
+        false,
+    )
+    .is_ok()
 }
 
 /// Runs one collection pass; returns whether it changed anything.

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use super::managed::{self, ListType};
+
 /// The patch flavours the server accepts, by content type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PatchType {
@@ -58,37 +60,21 @@ pub fn apply_merge_patch(doc: &Value, patch: &Value) -> Value {
 }
 
 /// The patch merge key of a list field of the built-in types, from the field
-/// name and (for `ports`) the element shape.
+/// name and (for `ports`) the element shape: the first key of the list's
+/// server-side apply keys (`+patchMergeKey` is that key for every list both
+/// know), and `type` for a node's addresses, which apply replaces whole.
 fn merge_key(field: &str, sample: Option<&Value>) -> Option<&'static str> {
-    match field {
-        "containers"
-        | "initContainers"
-        | "ephemeralContainers"
-        | "volumes"
-        | "env"
-        | "imagePullSecrets"
-        | "resourceClaims"
-        | "schedulingGates" => Some("name"),
-        "volumeMounts" => Some("mountPath"),
-        "volumeDevices" => Some("devicePath"),
-        "conditions" | "addresses" => Some("type"),
-        "ownerReferences" => Some("uid"),
-        "hostAliases" | "podIPs" | "hostIPs" => Some("ip"),
-        "topologySpreadConstraints" => Some("topologyKey"),
-        "ports" => {
-            if sample.and_then(|s| s.get("containerPort")).is_some() {
-                Some("containerPort")
-            } else {
-                Some("port")
-            }
-        }
+    match (field, managed::list_type(field, sample)) {
+        (_, ListType::Map { keys, .. }) => keys.first().copied(),
+        ("addresses", _) => Some("type"),
+        ("ports", _) => Some("port"),
         _ => None,
     }
 }
 
 /// List fields of primitives whose patch strategy is `merge` (set union).
 fn merges_primitives(field: &str) -> bool {
-    field == "finalizers"
+    managed::list_type(field, None) == ListType::Set
 }
 
 fn is_directive(k: &str) -> bool {

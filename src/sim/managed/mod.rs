@@ -20,6 +20,7 @@ mod set;
 
 use serde_json::{json, Map, Value};
 
+pub use schema::{list_type, ListType};
 use set::{display, FieldSet};
 
 /// `operation` of a managedFields entry.

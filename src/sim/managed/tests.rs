@@ -16,6 +16,16 @@ fn who(name: &str, operation: Operation) -> Manager {
     }
 }
 
+/// An apply by manager `ci` of the object itself.
+fn ci_apply(live: Option<&Value>, cfg: &Value, force: bool) -> Result<Value, ApplyError> {
+    apply(live, cfg, &who("ci", Operation::Apply), MAIN, force, NOW)
+}
+
+/// An update of the object itself by `manager`.
+fn update_by(old: Option<&Value>, new: &mut Value, manager: &str) {
+    record_update(old, new, None, &who(manager, Operation::Update), MAIN, NOW);
+}
+
 fn set(name: &str, replicas: i64, image: &str) -> Value {
     json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
         "metadata": {"name": name, "uid": "u1", "resourceVersion": "7"},
@@ -52,14 +62,7 @@ fn owned(obj: &Value, manager: &str) -> Vec<String> {
 #[test]
 fn a_create_owns_what_it_wrote_except_the_server_owned_metadata() {
     let mut obj = set("web", 1, "a");
-    record_update(
-        None,
-        &mut obj,
-        None,
-        &who("kubectl-create", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(None, &mut obj, "kubectl-create");
     assert_eq!(
         owned(&obj, "kubectl-create"),
         [
@@ -79,38 +82,15 @@ fn a_create_owns_what_it_wrote_except_the_server_owned_metadata() {
 #[test]
 fn an_apply_that_changes_another_managers_field_conflicts_unless_forced() {
     let mut live = set("web", 1, "a");
-    record_update(
-        None,
-        &mut live,
-        None,
-        &who("kubectl-client-side-apply", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(None, &mut live, "kubectl-client-side-apply");
     let cfg = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
         "spec": {"replicas": 3}});
-    let err = apply(
-        Some(&live),
-        &cfg,
-        &who("ci", Operation::Apply),
-        MAIN,
-        false,
-        NOW,
-    )
-    .unwrap_err();
+    let err = ci_apply(Some(&live), &cfg, false).unwrap_err();
     assert_eq!(
         err.message(),
         "Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using apps/v1: .spec.replicas"
     );
-    let forced = apply(
-        Some(&live),
-        &cfg,
-        &who("ci", Operation::Apply),
-        MAIN,
-        true,
-        NOW,
-    )
-    .unwrap();
+    let forced = ci_apply(Some(&live), &cfg, true).unwrap();
     assert_eq!(forced["spec"]["replicas"], 3);
     assert_eq!(owned(&forced, "ci"), [".spec.replicas"]);
     assert!(!owned(&forced, "kubectl-client-side-apply").contains(&".spec.replicas".to_string()));
@@ -126,37 +106,14 @@ fn an_apply_that_changes_another_managers_field_conflicts_unless_forced() {
 #[test]
 fn applying_the_same_value_shares_the_field_and_several_conflicts_are_grouped() {
     let mut live = set("web", 1, "a");
-    record_update(
-        None,
-        &mut live,
-        None,
-        &who("mgr", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(None, &mut live, "mgr");
     let same = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1}});
-    let shared = apply(
-        Some(&live),
-        &same,
-        &who("ci", Operation::Apply),
-        MAIN,
-        false,
-        NOW,
-    )
-    .unwrap();
+    let shared = ci_apply(Some(&live), &same, false).unwrap();
     assert!(owned(&shared, "mgr").contains(&".spec.replicas".to_string()));
     assert_eq!(owned(&shared, "ci"), [".spec.replicas"]);
     let both = json!({"metadata": {"name": "web"}, "spec": {"replicas": 2,
         "template": {"spec": {"containers": [{"name": "app", "image": "b"}]}}}});
-    let err = apply(
-        Some(&live),
-        &both,
-        &who("ci", Operation::Apply),
-        MAIN,
-        false,
-        NOW,
-    )
-    .unwrap_err();
+    let err = ci_apply(Some(&live), &both, false).unwrap_err();
     assert_eq!(
         err.message(),
         "Apply failed with 2 conflicts: conflicts with \"mgr\" using apps/v1:\n- .spec.replicas\n- .spec.template.spec.containers[name=\"app\"].image"
@@ -178,14 +135,7 @@ fn an_apply_removes_what_it_stops_applying_unless_someone_else_owns_it() {
     .unwrap();
     let mut edited = first.clone();
     edited["data"]["c"] = json!("9");
-    record_update(
-        Some(&first),
-        &mut edited,
-        None,
-        &who("kubectl-edit", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(Some(&first), &mut edited, "kubectl-edit");
     assert_eq!(owned(&edited, "kubectl-edit"), [".data.c"]);
     assert_eq!(owned(&edited, "ci"), [".data.a", ".data.b"]);
     let second = apply(Some(&edited), &cm(json!({"a": "1"})), &me, MAIN, false, NOW).unwrap();
@@ -197,14 +147,7 @@ fn an_apply_removes_what_it_stops_applying_unless_someone_else_owns_it() {
 fn status_is_owned_only_through_the_status_subresource() {
     let mut obj = set("web", 1, "a");
     obj["status"] = json!({"replicas": 1});
-    record_update(
-        None,
-        &mut obj,
-        None,
-        &who("c", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(None, &mut obj, "c");
     assert!(owned(&obj, "c").iter().all(|p| !p.starts_with(".status")));
     let mut next = obj.clone();
     next["status"]["replicas"] = json!(2);
@@ -229,14 +172,7 @@ fn status_is_owned_only_through_the_status_subresource() {
 #[test]
 fn a_request_may_clear_managed_fields_with_one_empty_entry() {
     let mut obj = set("web", 1, "a");
-    record_update(
-        None,
-        &mut obj,
-        None,
-        &who("a", Operation::Update),
-        MAIN,
-        NOW,
-    );
+    update_by(None, &mut obj, "a");
     let mut next = obj.clone();
     next["spec"]["replicas"] = json!(2);
     let sent = json!([{}]);
