@@ -226,6 +226,26 @@ fn write_entries(obj: &mut Value, mut entries: Vec<Entry>) {
     }
 }
 
+/// Adds `who`'s entry owning `set`, stamped `now` unless the set is the
+/// one `prev` (its entry before this write) already had.
+fn push_own(
+    entries: &mut Vec<Entry>,
+    prev: Option<Entry>,
+    who: &Manager,
+    set: FieldSet,
+    now: &str,
+) {
+    let time = match prev {
+        Some(p) if p.set == set => p.time,
+        _ => Some(now.to_string()),
+    };
+    entries.push(Entry {
+        manager: who.clone(),
+        time,
+        set,
+    });
+}
+
 /// Takes `who`'s entry out of `entries`.
 fn take(entries: &mut Vec<Entry>, who: &Manager) -> Option<Entry> {
     let i = entries.iter().position(|e| e.manager.same(who))?;
@@ -275,15 +295,7 @@ pub fn record_update(
         .unwrap_or_default();
     owned.union(&changed);
     let owned = strip(&owned);
-    let time = match prev {
-        Some(p) if p.set == owned => p.time,
-        _ => Some(now.to_string()),
-    };
-    entries.push(Entry {
-        manager: who.clone(),
-        time,
-        set: owned,
-    });
+    push_own(&mut entries, prev, who, owned, now);
     write_entries(new, entries);
 }
 
@@ -375,15 +387,7 @@ pub fn apply(
     for e in &mut entries {
         e.set = e.set.difference(&changed).difference(&removed);
     }
-    let time = match last {
-        Some(l) if l.set == set => l.time,
-        _ => Some(now.to_string()),
-    };
-    entries.push(Entry {
-        manager: who.clone(),
-        time,
-        set,
-    });
+    push_own(&mut entries, last, who, set, now);
     write_entries(&mut merged, entries);
     Ok(merged)
 }
