@@ -314,7 +314,12 @@ pub async fn run_once<W: ScenarioWorld>(
                     } = sc;
                     // The history ends here, before the cleanup deletes
                     // everything: the artifacts show the objects as the
-                    // scenario left them.
+                    // scenario left them. Every kind's watch first catches
+                    // up with the objects as they are, so no status is
+                    // judged against pods its watch has not delivered yet.
+                    if let Err(gap) = recorder.catch_up(std::time::Duration::from_secs(15)).await {
+                        tracing::warn!(%gap, "the history may miss the latest changes");
+                    }
                     let timeline = recorder.stop().await;
                     // What the controller reported must have been true,
                     // whatever the scenario's own steps looked at.

@@ -104,19 +104,7 @@ pub fn caught_up(
     t: &crate::history::Timeline,
     written: &BTreeMap<(Kind, String), u64>,
 ) -> Option<String> {
-    for ((kind, name), rv) in written {
-        let seen = t
-            .entries()
-            .iter()
-            .any(|e| e.kind == *kind && e.name == *name && e.rv_number().is_none_or(|r| r >= *rv));
-        if !seen {
-            return Some(format!(
-                "the recorder has not yet seen {} {name} at resourceVersion {rv}",
-                kind.word()
-            ));
-        }
-    }
-    None
+    t.missing(written)
 }
 
 impl std::fmt::Debug for Scenario {
@@ -768,7 +756,13 @@ impl Scenario {
     /// The timeline once the recorder has seen every write this scenario
     /// made, each on the watch of its own kind (watches of different kinds
     /// are independent streams, so one being ahead says nothing of another).
+    /// Every other kind's watch first catches up with the objects as they
+    /// are ([`crate::history::Recorder::catch_up`]), so a check never reads
+    /// a status its pods' watch has not caught up with.
     pub async fn timeline(&self) -> anyhow::Result<crate::history::Timeline> {
+        if let Err(gap) = self.recorder.catch_up(Duration::from_secs(15)).await {
+            tracing::warn!(%gap, "the history may miss the latest changes");
+        }
         let written = self.written.clone();
         self.recorder
             .wait_for(Self::default_wait(), |t| {

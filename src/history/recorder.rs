@@ -137,6 +137,8 @@ impl Shared {
 /// Records the history of one namespace.
 pub struct Recorder {
     shared: Arc<Shared>,
+    /// The API of each recorded kind, to read where each stands now.
+    apis: Vec<(Kind, Api<DynamicObject>)>,
     started: tokio::time::Instant,
     cancel: CancellationToken,
     tasks: Vec<JoinHandle<()>>,
@@ -194,8 +196,10 @@ impl Recorder {
         ];
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
+        let mut apis = Vec::new();
         for (kind, ar) in kinds {
             let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &ar);
+            apis.push((kind, api.clone()));
             let mut config = watcher::Config::default();
             if let Some(secs) = options.watch_timeout {
                 config = config.timeout(secs);
@@ -215,6 +219,7 @@ impl Recorder {
         drop(tx);
         let rec = Recorder {
             shared,
+            apis,
             started,
             cancel,
             tasks,
@@ -295,6 +300,42 @@ impl Recorder {
                 stopped,
             });
         }
+    }
+
+    /// Waits until every watch has delivered the objects as they are now,
+    /// read with one consistent list per kind, at most `timeout`; returns
+    /// what was still missing when it gave up, or the list that failed.
+    ///
+    /// Watches of different kinds are independent streams: a status the set
+    /// watch delivered may describe a pod the pod watch has not delivered
+    /// yet. A watch that delivered an object's current version delivered
+    /// every earlier change of its kind, so once each listed object is in
+    /// the timeline at its listed resourceVersion, every kind's history is
+    /// complete up to its newest change that still has an object (later
+    /// deletions alone may still be in flight).
+    pub async fn catch_up(&self, timeout: Duration) -> Result<(), String> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut now = std::collections::BTreeMap::new();
+        for (kind, api) in &self.apis {
+            let list = tokio::time::timeout_at(deadline, api.list_metadata(&Default::default()))
+                .await
+                .map_err(|_| format!("listing {} took over {timeout:?}", kind.word()))?
+                .map_err(|e| format!("listing {}: {e}", kind.word()))?;
+            for item in list.items {
+                let rv = item.metadata.resource_version.and_then(|v| v.parse().ok());
+                if let (Some(rv), Some(name)) = (rv, item.metadata.name) {
+                    now.insert((*kind, name), rv);
+                }
+            }
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        self.wait_for(left, |t| t.missing(&now).is_none().then_some(()))
+            .await
+            .map_err(|e| {
+                e.timeline
+                    .missing(&now)
+                    .unwrap_or_else(|| "the recorder stopped".to_string())
+            })
     }
 
     /// Stops every watch and returns the timeline.

@@ -189,3 +189,45 @@ async fn a_relist_after_410_infers_deletions_and_invents_nothing() {
     assert_eq!(web1.len(), 1, "web-1 did not change: {web1:?}");
     assert_eq!(web1[0].change, Change::Added);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catch_up_returns_once_every_kind_delivered_the_objects_as_they_are() {
+    let cluster = EmbeddedCluster::start(ClusterConfig {
+        run_nodes: false,
+        ..ClusterConfig::default()
+    })
+    .await
+    .unwrap();
+    let client = cluster.client().await.unwrap();
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "up"}})).unwrap();
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
+    let rec = Recorder::start(client.clone(), "up", SetKind::default())
+        .await
+        .unwrap();
+    // Writes of two kinds, with no wait between them and the check.
+    let mut versions = std::collections::BTreeMap::new();
+    for i in 0..5 {
+        let p: Pod = create(&client, "up", pod(&format!("web-{i}"))).await;
+        let rv = p.metadata.resource_version.unwrap().parse().unwrap();
+        versions.insert((Kind::Pod, format!("web-{i}")), rv);
+    }
+    let c: PersistentVolumeClaim = create(
+        &client,
+        "up",
+        json!({"metadata": {"name": "data-web-0"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+    )
+    .await;
+    let rv = c.metadata.resource_version.unwrap().parse().unwrap();
+    versions.insert((Kind::PersistentVolumeClaim, "data-web-0".into()), rv);
+    rec.catch_up(Duration::from_secs(30)).await.unwrap();
+    assert_eq!(rec.snapshot().missing(&versions), None);
+    // A version the cluster never reached is reported as missing.
+    versions.insert((Kind::Pod, "web-0".into()), u64::MAX);
+    let gap = rec.snapshot().missing(&versions).unwrap();
+    assert!(gap.contains("pod web-0"), "{gap}");
+    rec.stop().await;
+}

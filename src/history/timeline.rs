@@ -284,6 +284,25 @@ impl Timeline {
             .unwrap_or(self.entries.len()) as u64
     }
 
+    /// The first of `versions` (object and resourceVersion) the timeline
+    /// has not seen at that resourceVersion or a later one, described.
+    pub fn missing(
+        &self,
+        versions: &std::collections::BTreeMap<(Kind, String), u64>,
+    ) -> Option<String> {
+        versions.iter().find_map(|((kind, name), rv)| {
+            let seen = self.entries.iter().any(|e| {
+                e.kind == *kind && e.name == *name && e.rv_number().is_none_or(|r| r >= *rv)
+            });
+            (!seen).then(|| {
+                format!(
+                    "the recorder has not yet seen {} {name} at resourceVersion {rv}",
+                    kind.word()
+                )
+            })
+        })
+    }
+
     /// The seq the next appended entry would get.
     pub fn next_seq(&self) -> u64 {
         self.entries.len() as u64
