@@ -399,8 +399,8 @@ mod tests {
             rv: 1,
             kind,
             key: ObjKey::new(&Gr::new("", resource), "d", "x"),
-            object,
-            prev,
+            object: object.into(),
+            prev: prev.map(Into::into),
             at: std::time::Instant::now(),
             lines: Default::default(),
         }

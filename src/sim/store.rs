@@ -83,11 +83,12 @@ pub struct Event {
     pub kind: EventType,
     /// Which object.
     pub key: ObjKey,
-    /// The object after the change (the last state for deletions).
-    pub object: Value,
+    /// The object after the change (the last state for deletions), shared
+    /// with the store while it is the object's current state.
+    pub object: Arc<Value>,
     /// The stored object before the change (`None` for creations): for
     /// selector transitions in watches and for rebuilding older states.
-    pub prev: Option<Value>,
+    pub prev: Option<Arc<Value>>,
     /// When the change was committed.
     pub at: Instant,
     /// The watch lines made of this event, one per encoding: every watcher
@@ -130,7 +131,7 @@ pub struct Expired {
 
 struct Inner {
     rv: u64,
-    objects: BTreeMap<ObjKey, Value>,
+    objects: BTreeMap<ObjKey, Arc<Value>>,
     log: VecDeque<Arc<Event>>,
     window: usize,
     compacted_through: u64,
@@ -212,14 +213,14 @@ impl Store {
         self.lock()
             .objects
             .get(&ObjKey::new(gr, namespace, name))
-            .cloned()
+            .map(|o| Value::clone(o))
     }
 
     /// All objects of a type (in one namespace if given) and the current resourceVersion.
     pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> (Vec<Value>, u64) {
         let inner = self.lock();
         let items = list_in(&inner.objects, gr, namespace)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| Value::clone(v))
             .collect();
         (items, inner.rv)
     }
@@ -279,8 +280,8 @@ impl Store {
     ) -> Result<Vec<Value>, Expired> {
         let inner = self.lock();
         inner.kept_since(at)?;
-        let mut state: BTreeMap<ObjKey, Value> = list_in(&inner.objects, gr, namespace)
-            .map(|(k, v)| (k.clone(), v.clone()))
+        let mut state: BTreeMap<ObjKey, &Arc<Value>> = list_in(&inner.objects, gr, namespace)
+            .map(|(k, v)| (k.clone(), v))
             .collect();
         let start = inner.log.partition_point(|e| e.rv <= at);
         for e in inner.log.range(start..).rev() {
@@ -288,11 +289,11 @@ impl Store {
                 continue;
             }
             match &e.prev {
-                Some(prev) => state.insert(e.key.clone(), prev.clone()),
+                Some(prev) => state.insert(e.key.clone(), prev),
                 None => state.remove(&e.key),
             };
         }
-        Ok(state.into_values().collect())
+        Ok(state.into_values().map(|v| Value::clone(v)).collect())
     }
 
     /// One object as it was at resourceVersion `at` (see [`Self::list_at`]).
@@ -306,12 +307,12 @@ impl Store {
         let inner = self.lock();
         inner.kept_since(at)?;
         let key = ObjKey::new(gr, namespace, name);
-        let mut obj = inner.objects.get(&key).cloned();
+        let mut obj = inner.objects.get(&key);
         let start = inner.log.partition_point(|e| e.rv <= at);
         for e in inner.log.range(start..).rev().filter(|e| e.key == key) {
-            obj = e.prev.clone();
+            obj = e.prev.as_ref();
         }
-        Ok(obj)
+        Ok(obj.map(|o| Value::clone(o)))
     }
 
     /// The newest resourceVersion committed at or before `instant`: the
@@ -344,22 +345,22 @@ impl Store {
         self.lock()
             .objects
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), Value::clone(v)))
             .collect()
     }
 
     /// Runs `read` on every stored object, under the store's lock (keep it
     /// short: every request waits for it).
-    pub fn with_objects<R>(&self, read: impl FnOnce(&BTreeMap<ObjKey, Value>) -> R) -> R {
+    pub fn with_objects<R>(&self, read: impl FnOnce(&BTreeMap<ObjKey, Arc<Value>>) -> R) -> R {
         read(&self.lock().objects)
     }
 }
 
 fn list_in<'a>(
-    objects: &'a BTreeMap<ObjKey, Value>,
+    objects: &'a BTreeMap<ObjKey, Arc<Value>>,
     gr: &'a Gr,
     namespace: Option<&'a str>,
-) -> impl Iterator<Item = (&'a ObjKey, &'a Value)> + 'a {
+) -> impl Iterator<Item = (&'a ObjKey, &'a Arc<Value>)> + 'a {
     let lo = ObjKey::new(gr, namespace.unwrap_or(""), "");
     objects
         .range(lo..)
@@ -369,13 +370,13 @@ fn list_in<'a>(
 impl Txn<'_> {
     /// The stored object under `key`.
     pub fn get(&self, key: &ObjKey) -> Option<&Value> {
-        self.inner.objects.get(key)
+        self.inner.objects.get(key).map(|o| &**o)
     }
 
     /// All objects of a type (in one namespace if given).
     pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> Vec<(ObjKey, Value)> {
         list_in(&self.inner.objects, gr, namespace)
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), Value::clone(v)))
             .collect()
     }
 
@@ -389,11 +390,17 @@ impl Txn<'_> {
         self.inner.rv
     }
 
-    fn record(&mut self, kind: EventType, key: &ObjKey, object: Value, prev: Option<Value>) -> u64 {
-        self.inner.rv += 1;
-        let rv = self.inner.rv;
-        let mut object = object;
-        set_rv(&mut object, rv);
+    /// Commits a change at the next resourceVersion: `object` (already
+    /// stamped with it) becomes the event's object, `prev` the state before.
+    fn record(
+        &mut self,
+        kind: EventType,
+        key: &ObjKey,
+        rv: u64,
+        object: Arc<Value>,
+        prev: Option<Arc<Value>>,
+    ) {
+        self.inner.rv = rv;
         self.inner.log.push_back(Arc::new(Event {
             rv,
             kind,
@@ -409,32 +416,38 @@ impl Txn<'_> {
             }
         }
         self.dirty = true;
-        rv
+    }
+
+    /// `obj` in kube-apiserver's field order, stamped with the next
+    /// resourceVersion, shared between the store and the event log.
+    fn stamp(&self, obj: Value) -> (u64, Arc<Value>) {
+        let rv = self.inner.rv + 1;
+        let mut obj = go_field_order(obj);
+        set_rv(&mut obj, rv);
+        (rv, Arc::new(obj))
     }
 
     /// Stores a new object (the caller checked it is absent) at a new resourceVersion.
     pub fn create(&mut self, key: &ObjKey, obj: Value) -> Value {
-        let mut obj = go_field_order(obj);
-        let rv = self.record(EventType::Added, key, obj.clone(), None);
-        set_rv(&mut obj, rv);
+        let (rv, obj) = self.stamp(obj);
+        self.record(EventType::Added, key, rv, obj.clone(), None);
         self.inner.objects.insert(key.clone(), obj.clone());
-        obj
+        Value::clone(&obj)
     }
 
     /// Replaces a stored object at a new resourceVersion.
     pub fn update(&mut self, key: &ObjKey, obj: Value) -> Value {
-        let mut obj = go_field_order(obj);
-        let prev = self.inner.objects.get(key).cloned();
-        let rv = self.record(EventType::Modified, key, obj.clone(), prev);
-        set_rv(&mut obj, rv);
-        self.inner.objects.insert(key.clone(), obj.clone());
-        obj
+        let (rv, obj) = self.stamp(obj);
+        let prev = self.inner.objects.insert(key.clone(), obj.clone());
+        self.record(EventType::Modified, key, rv, obj.clone(), prev);
+        Value::clone(&obj)
     }
 
     /// Removes an object; returns its last state (stamped with the deletion's resourceVersion).
     pub fn remove(&mut self, key: &ObjKey) -> Option<Value> {
-        let obj = self.inner.objects.remove(key)?;
-        Some(self.record_removal(key, obj.clone(), obj))
+        let stored = self.inner.objects.remove(key)?;
+        let last = Value::clone(&stored);
+        Some(self.record_removal(key, last, stored))
     }
 
     /// Removes an object, reporting `last` as its final state.
@@ -443,10 +456,13 @@ impl Txn<'_> {
         Some(self.record_removal(key, last, stored))
     }
 
-    fn record_removal(&mut self, key: &ObjKey, mut obj: Value, stored: Value) -> Value {
-        let rv = self.record(EventType::Deleted, key, obj.clone(), Some(stored));
+    fn record_removal(&mut self, key: &ObjKey, obj: Value, stored: Arc<Value>) -> Value {
+        let rv = self.inner.rv + 1;
+        let mut obj = obj;
         set_rv(&mut obj, rv);
-        obj
+        let obj = Arc::new(obj);
+        self.record(EventType::Deleted, key, rv, obj.clone(), Some(stored));
+        Value::clone(&obj)
     }
 }
 

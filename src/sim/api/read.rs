@@ -90,12 +90,12 @@ pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
     let out = match req.sub {
         "scale" => sub::scale_of(info, &obj),
         "log" => return super::logs::get(req, &obj),
-        "" | "status" if req.table().is_some() => {
+        "" | "status" | "ephemeralcontainers" if req.table().is_some() => {
             let include = req.table().unwrap_or_default();
             let rv = obj["metadata"]["resourceVersion"].clone();
             super::table::table(info, &[obj], json!({"resourceVersion": rv}), &include)
         }
-        "" | "status" => match req.metadata_only() {
+        "" | "status" | "ephemeralcontainers" => match req.metadata_only() {
             Some(version) => super::partial::object(version, &obj),
             None => output(info, obj),
         },

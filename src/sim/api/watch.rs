@@ -227,7 +227,7 @@ impl WatchJob {
     /// depend on the watcher's options, are made for each).
     fn stored_event(&self, kind: EventType, ev: &Event) -> Bytes {
         if self.table.is_some() {
-            return self.event(kind.as_str(), ev.object.clone());
+            return self.event(kind.as_str(), Value::clone(&ev.object));
         }
         let key = format!(
             "{}|{}|{}|{}",
@@ -237,7 +237,7 @@ impl WatchJob {
             self.metadata_only.unwrap_or("")
         );
         ev.lines
-            .get(&key, || self.event(kind.as_str(), ev.object.clone()))
+            .get(&key, || self.event(kind.as_str(), Value::clone(&ev.object)))
     }
 
     /// The stale view in force for this watch now, counted as a read it
@@ -410,8 +410,8 @@ mod tests {
             rv: 5,
             kind,
             key: ObjKey::new(&Gr::new("", "pods"), "d", "p"),
-            object: obj,
-            prev,
+            object: obj.into(),
+            prev: prev.map(Into::into),
             at: std::time::Instant::now(),
             lines: Default::default(),
         }

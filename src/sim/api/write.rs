@@ -43,10 +43,10 @@ fn with_warnings(mut resp: Response, warnings: &[String]) -> Response {
 }
 
 fn target(sub: &str) -> Target {
-    if sub == "status" {
-        Target::Status
-    } else {
-        Target::Main
+    match sub {
+        "status" => Target::Status,
+        "ephemeralcontainers" => Target::EphemeralContainers,
+        _ => Target::Main,
     }
 }
 
