@@ -1,7 +1,7 @@
 //! Controller: the API writes the bundled controller makes for one Recreate
 //! rollout of N pods, against the floor any controller needs.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -90,6 +90,17 @@ pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
             r.writes.pod_deletes,
             r.writes.pod_creates
         ),
+    ))
+    .row(Row::info(
+        "Parallel: last delete sent; last pod gone; creates from–to",
+        large,
+        format!(
+            "{}; {}; {} – {}",
+            duration(r.phases.deleted),
+            duration(r.phases.gone),
+            duration(r.phases.first_create),
+            duration(r.phases.last_create)
+        ),
     ));
     s.note(format!(
         "The {large}-pod row is a set with `podManagementPolicy: Parallel` (with \
@@ -122,6 +133,52 @@ struct Rollout {
     writes: WriteCounts,
     ready: Duration,
     rollout: Duration,
+    phases: Phases,
+}
+
+/// When the rollout's pod writes happened, after the template change:
+/// the controller's last delete, the last pod removal (the kubelet's
+/// final delete), and its first and last create.
+#[derive(Default)]
+struct Phases {
+    deleted: Duration,
+    gone: Duration,
+    first_create: Duration,
+    last_create: Duration,
+}
+
+impl Phases {
+    fn of(log: &[crate::sim::faults::RequestRecord], after_seq: u64, from: SystemTime) -> Phases {
+        let since = |r: &crate::sim::faults::RequestRecord| {
+            r.at.and_then(|at| at.duration_since(from).ok())
+                .unwrap_or_default()
+        };
+        let pods = || {
+            log.iter().filter(move |r| {
+                r.seq > after_seq && r.resource == "pods" && r.subresource.is_empty()
+            })
+        };
+        let by = |verb: &str, agent: Option<&str>| -> Vec<Duration> {
+            pods()
+                .filter(|r| r.verb == verb && agent.is_none_or(|a| r.user_agent == a))
+                .map(since)
+                .collect()
+        };
+        let creates = by("create", Some(CONTROLLER_AGENT));
+        Phases {
+            deleted: by("delete", Some(CONTROLLER_AGENT))
+                .into_iter()
+                .max()
+                .unwrap_or_default(),
+            gone: by("delete", None)
+                .into_iter()
+                .filter(|d| creates.first().is_none_or(|c| d <= c))
+                .max()
+                .unwrap_or_default(),
+            first_create: creates.iter().copied().min().unwrap_or_default(),
+            last_create: creates.iter().copied().max().unwrap_or_default(),
+        }
+    }
 }
 
 async fn rollout(replicas: i32, policy: &str) -> anyhow::Result<Rollout> {
@@ -177,6 +234,7 @@ async fn measure(
     let mark = faults.requests().last().map_or(0, |r| r.seq);
     let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": NEXT_IMAGE}]}}}});
     let t1 = Instant::now();
+    let wall = SystemTime::now();
     sets.patch("web", &PatchParams::default(), &Patch::Strategic(patch))
         .await?;
     wait_rolled_out(&sets, replicas).await?;
@@ -191,6 +249,7 @@ async fn measure(
         writes: WriteCounts::of(&log, CONTROLLER_AGENT, mark),
         ready,
         rollout,
+        phases: Phases::of(&log, mark, wall),
     })
 }
 
