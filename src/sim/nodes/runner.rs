@@ -48,7 +48,8 @@ pub async fn run(
     let nodes = watcher(Api::<Node>::all(client.clone()));
     let (mut pods, mut claims, mut nodes) = (pods.boxed(), claims.boxed(), nodes.boxed());
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
-    let mut sim = Sim::new(client, cfg, wake_tx, cancel.child_token());
+    let (failed_tx, mut failed_rx) = mpsc::unbounded_channel();
+    let mut sim = Sim::new(client, cfg, wake_tx, failed_tx, cancel.child_token());
     loop {
         tokio::select! {
             _ = cancel.cancelled() => break,
@@ -65,6 +66,7 @@ pub async fn run(
                 Err(e) => tracing::warn!("node simulator: node watch: {e}"),
             },
             Some((wake, at)) = wake_rx.recv() => sim.on_wake(wake, at),
+            Some(failed) = failed_rx.recv() => sim.on_failed(failed),
         }
         sim.process().await;
     }
@@ -139,6 +141,7 @@ struct Sim {
     claims_done: BTreeSet<String>,
     timers: BTreeMap<Wake, Timestamp>,
     wake_tx: mpsc::UnboundedSender<(Wake, Timestamp)>,
+    writers: writes::Writers,
     cancel: CancellationToken,
     dirty_pods: BTreeSet<Key>,
     dirty_claims: BTreeSet<Key>,
@@ -150,7 +153,7 @@ struct Sim {
     /// Events already recorded, by (pod uid, reason, message): their name,
     /// count and first time, so repeats raise the count like upstream's
     /// event correlator.
-    recorded: BTreeMap<(String, &'static str, String), (String, i32)>,
+    recorded: BTreeMap<writes::EventKey, (String, i32)>,
     event_seq: u64,
 }
 
@@ -159,6 +162,7 @@ impl Sim {
         client: Client,
         cfg: NodeSimConfig,
         wake_tx: mpsc::UnboundedSender<(Wake, Timestamp)>,
+        failed_tx: mpsc::UnboundedSender<writes::Failed>,
         cancel: CancellationToken,
     ) -> Self {
         let own_nodes = cfg
@@ -190,6 +194,7 @@ impl Sim {
             claims_done: BTreeSet::new(),
             timers: BTreeMap::new(),
             wake_tx,
+            writers: writes::Writers::start(failed_tx, cancel.clone()),
             cancel,
             dirty_pods: BTreeSet::new(),
             dirty_claims: BTreeSet::new(),
@@ -351,6 +356,36 @@ impl Sim {
         }
     }
 
+    /// A queued write failed: undo what the loop took it to have done, and
+    /// look again after the retry delay.
+    fn on_failed(&mut self, failed: writes::Failed) {
+        use writes::Undo;
+        match failed.undo {
+            Some(Undo::Assumed(uid)) => {
+                self.assumed.remove(&uid);
+            }
+            Some(Undo::Written(uid)) => {
+                self.written.remove(&uid);
+            }
+            Some(Undo::Removing(uid)) => {
+                self.removing.remove(&uid);
+            }
+            Some(Undo::Unschedulable(uid)) => {
+                self.unschedulable.remove(&uid);
+            }
+            Some(Undo::Rejected(uid)) => {
+                self.rejected.remove(&uid);
+            }
+            None => {}
+        }
+        if let Some(key) = failed.unrecord {
+            self.recorded.remove(&key);
+        }
+        if let Some(wake) = failed.retry {
+            self.wake_at(wake, plus(Timestamp::now(), RETRY));
+        }
+    }
+
     fn wake_at(&mut self, wake: Wake, at: Timestamp) {
         let now = Timestamp::now();
         if let Some(existing) = self.timers.get(&wake) {
@@ -390,3 +425,4 @@ impl Sim {
 mod record;
 mod schedule;
 mod sync;
+mod writes;

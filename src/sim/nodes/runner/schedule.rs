@@ -1,7 +1,9 @@
 //! The scheduler's I/O: binding and Unschedulable status writes.
 
 use super::super::events::{self, Source};
+use super::writes::{Failed, Undo};
 use super::*;
+use futures::FutureExt;
 
 const SCHEDULER: Source<'static> = Source {
     component: "default-scheduler",
@@ -70,7 +72,7 @@ impl Sim {
             match scheduler::claims_ready(&pod, &claims) {
                 Err(reason) => {
                     let msg = scheduler::volume_failure_message(&reason, nodes.len());
-                    self.mark_unschedulable(&pod, msg, now).await;
+                    self.mark_unschedulable(&pod, msg, now);
                     continue;
                 }
                 Ok(false) => continue,
@@ -84,45 +86,67 @@ impl Sim {
                 .unwrap_or_default();
             match scheduler::place(&request, &selector, &nodes, &used) {
                 Ok(node) => {
-                    if self.bind(&pod, &node).await {
-                        let (ns, name) = key_of(&pod);
-                        let ev = events::scheduled(&ns, &name, &node);
-                        self.record(&pod, &ev, SCHEDULER).await;
-                        let u = used.entry(node.clone()).or_default();
-                        *u = *u + request;
-                        self.assumed.insert(uid.clone(), (node, request));
-                        self.unschedulable.remove(&uid);
-                    }
+                    self.bind(&pod, &node);
+                    let u = used.entry(node.clone()).or_default();
+                    *u = *u + request;
+                    self.assumed.insert(uid.clone(), (node, request));
+                    self.unschedulable.remove(&uid);
                 }
-                Err(msg) => self.mark_unschedulable(&pod, msg, now).await,
+                Err(msg) => self.mark_unschedulable(&pod, msg, now),
             }
         }
     }
 
-    async fn bind(&mut self, pod: &Pod, node: &str) -> bool {
+    /// Binds `pod` to `node` and records the Scheduled event once bound;
+    /// the pod counts as bound (assumed) until the binding fails.
+    fn bind(&mut self, pod: &Pod, node: &str) {
         let (ns, name) = key_of(pod);
+        let uid = uid_of(pod);
         let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
         let binding = json!({
             "apiVersion": "v1",
             "kind": "Binding",
-            "metadata": {"name": name, "namespace": ns, "uid": uid_of(pod)},
+            "metadata": {"name": name, "namespace": ns, "uid": uid},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node},
         });
-        match api
-            .create_subresource::<Value, Value>("binding", &name, &PostParams::default(), &binding)
-            .await
-        {
-            Ok(_) => true,
-            Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => false,
-            Err(e) => {
-                tracing::warn!("node simulator: binding {ns}/{name}: {e}");
-                self.wake_at(Wake::Schedule, plus(Timestamp::now(), RETRY));
-                false
+        let scheduled = events::scheduled(&ns, &name, node);
+        let unrecord = self.new_event(pod, &scheduled);
+        let event = self.event_write(pod, &scheduled, SCHEDULER);
+        let write = async move {
+            match api
+                .create_subresource::<Value, Value>(
+                    "binding",
+                    &name,
+                    &PostParams::default(),
+                    &binding,
+                )
+                .await
+            {
+                Ok(_) => {
+                    event.await;
+                    Ok(())
+                }
+                Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => Err(Failed {
+                    undo: Some(Undo::Assumed(uid)),
+                    retry: None,
+                    unrecord,
+                }),
+                Err(e) => {
+                    tracing::warn!("node simulator: binding {ns}/{name}: {e}");
+                    Err(Failed {
+                        undo: Some(Undo::Assumed(uid)),
+                        retry: Some(Wake::Schedule),
+                        unrecord,
+                    })
+                }
             }
-        }
+        };
+        self.writers.send(&key_of(pod), write.boxed());
     }
 
-    async fn mark_unschedulable(&mut self, pod: &Pod, message: String, now: Timestamp) {
+    /// Writes PodScheduled=False with `message` and records the
+    /// FailedScheduling event, unless the pod already says so.
+    fn mark_unschedulable(&mut self, pod: &Pod, message: String, now: Timestamp) {
         let uid = uid_of(pod);
         if self.unschedulable.get(&uid) == Some(&message) {
             return;
@@ -146,20 +170,16 @@ impl Sim {
             "message": message,
             "lastTransitionTime": already.unwrap_or_else(|| ts(now)),
         }]}});
-        match api
-            .patch_status(&name, &PatchParams::default(), &Patch::Strategic(patch))
-            .await
-        {
-            Ok(_) => {
-                self.record(pod, &events::failed_scheduling(&message), SCHEDULER)
-                    .await;
-                self.unschedulable.insert(uid, message);
-            }
-            Err(kube::Error::Api(e)) if e.code == 404 => {}
-            Err(e) => {
-                tracing::warn!("node simulator: status of {ns}/{name}: {e}");
-                self.wake_at(Wake::Schedule, plus(now, RETRY));
-            }
-        }
+        let failed_scheduling = events::failed_scheduling(&message);
+        let unrecord = self.new_event(pod, &failed_scheduling);
+        let event = self.event_write(pod, &failed_scheduling, SCHEDULER);
+        self.unschedulable.insert(uid.clone(), message);
+        let failed = Failed {
+            undo: Some(Undo::Unschedulable(uid)),
+            retry: Some(Wake::Schedule),
+            unrecord,
+        };
+        let write = super::writes::status_then_event(api, name, patch, event, failed);
+        self.writers.send(&key_of(pod), write);
     }
 }

@@ -1,7 +1,9 @@
 //! The kubelet's and the volume provisioner's I/O.
 
 use super::super::events::Source;
+use super::writes::{Failed, Undo, Write};
 use super::*;
+use futures::FutureExt;
 
 impl Sim {
     /// Runs the kubelet for one pod if it is bound to one of our nodes and
@@ -18,7 +20,7 @@ impl Sim {
         };
         let uid = uid_of(&pod);
         if !self.nodes.get(&node).is_some_and(|n| n.ready) {
-            self.mark_not_ready(&pod, key).await;
+            self.mark_not_ready(&pod, key);
             return;
         }
         if self.removing.contains(&uid) {
@@ -28,7 +30,8 @@ impl Sim {
         if self.rejected.contains(&uid) {
             // Nothing of a rejected pod runs: once deleted it is removed.
             if pod.metadata.deletion_timestamp.is_some() {
-                self.remove(key, uid, now).await;
+                let write = self.remove(key, uid);
+                self.writers.send(key, write);
             }
             return;
         }
@@ -38,7 +41,7 @@ impl Sim {
                     && self.runtimes.contains_key(&uid_of(*p))
             });
             if !admission::admits(&pod, admitted) {
-                self.reject(&pod, key, &node, now).await;
+                self.reject(&pod, key, &node);
                 return;
             }
             let n = self.pod_ips.get(index).copied().unwrap_or(0);
@@ -69,28 +72,28 @@ impl Sim {
                 component: "kubelet",
                 host: Some(&node),
             };
-            self.record(&pod, ev, source).await;
+            self.record(&pod, ev, source);
         }
-        let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
-        if self.written.get(&uid) != Some(&result.status) {
-            let patch = Patch::Strategic(json!({"status": result.status}));
-            match api
-                .patch_status(&key.1, &PatchParams::default(), &patch)
-                .await
-            {
-                Ok(_) => {
-                    self.written.insert(uid.clone(), result.status.clone());
-                }
-                Err(kube::Error::Api(e)) if e.code == 404 => return,
-                Err(e) => {
-                    tracing::warn!("node simulator: status of {}/{}: {e}", key.0, key.1);
-                    self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
-                    return;
-                }
+        // The status first, then (once it is written) the removal: a pod
+        // is removed only after its stopped containers were reported.
+        let status = (self.written.get(&uid) != Some(&result.status)).then(|| {
+            self.written.insert(uid.clone(), result.status.clone());
+            self.status_write(key, &uid, result.status.clone())
+        });
+        let remove = result.remove.then(|| self.remove(key, uid));
+        match (status, remove) {
+            (Some(status), Some(remove)) => {
+                let write = async move {
+                    status.await?;
+                    remove.await
+                };
+                self.writers.send(key, write.boxed());
             }
+            (Some(write), None) | (None, Some(write)) => self.writers.send(key, write),
+            // Nothing changed: no write is queued.
+            (None, None) => {}
         }
         if result.remove {
-            self.remove(key, uid, now).await;
             return;
         }
         if let Some(at) = result.next_wake {
@@ -98,55 +101,88 @@ impl Sim {
         }
     }
 
-    /// Removes a pod whose containers have all stopped (DELETE with
-    /// gracePeriodSeconds=0, on the uid seen).
-    async fn remove(&mut self, key: &Key, uid: String, now: Timestamp) {
+    /// The kubelet's status write; a pod already gone is not an error.
+    fn status_write(&self, key: &Key, uid: &str, status: Value) -> Write {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
-        let params = DeleteParams {
-            grace_period_seconds: Some(0),
-            preconditions: Some(Preconditions {
-                uid: Some(uid.clone()),
-                resource_version: None,
-            }),
-            ..DeleteParams::default()
-        };
-        match api.delete(&key.1, &params).await {
-            Ok(_) => {
-                self.removing.insert(uid);
-            }
-            Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => {
-                self.removing.insert(uid);
-            }
-            Err(e) => {
-                tracing::warn!("node simulator: removing {}/{}: {e}", key.0, key.1);
-                self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
+        let (key, uid) = (key.clone(), uid.to_string());
+        async move {
+            let patch = Patch::Strategic(json!({"status": status}));
+            match api
+                .patch_status(&key.1, &PatchParams::default(), &patch)
+                .await
+            {
+                Ok(_) => Ok(()),
+                Err(kube::Error::Api(e)) if e.code == 404 => Err(Failed {
+                    undo: None,
+                    retry: None,
+                    unrecord: None,
+                }),
+                Err(e) => {
+                    tracing::warn!("node simulator: status of {}/{}: {e}", key.0, key.1);
+                    Err(Failed {
+                        undo: Some(Undo::Written(uid)),
+                        retry: Some(Wake::Pod(key)),
+                        unrecord: None,
+                    })
+                }
             }
         }
+        .boxed()
+    }
+
+    /// Removes a pod whose containers have all stopped (DELETE with
+    /// gracePeriodSeconds=0, on the uid seen); it counts as being removed
+    /// until the deletion fails.
+    fn remove(&mut self, key: &Key, uid: String) -> Write {
+        self.removing.insert(uid.clone());
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
+        let key = key.clone();
+        async move {
+            let params = DeleteParams {
+                grace_period_seconds: Some(0),
+                preconditions: Some(Preconditions {
+                    uid: Some(uid.clone()),
+                    resource_version: None,
+                }),
+                ..DeleteParams::default()
+            };
+            match api.delete(&key.1, &params).await {
+                Ok(_) => Ok(()),
+                Err(kube::Error::Api(e)) if e.code == 404 || e.code == 409 => Ok(()),
+                Err(e) => {
+                    tracing::warn!("node simulator: removing {}/{}: {e}", key.0, key.1);
+                    Err(Failed {
+                        undo: Some(Undo::Removing(uid)),
+                        retry: Some(Wake::Pod(key)),
+                        unrecord: None,
+                    })
+                }
+            }
+        }
+        .boxed()
     }
 
     /// Rejects a pod at admission: writes phase Failed with the reason and
     /// records the kubelet's event ([`admission`]).
-    async fn reject(&mut self, pod: &Pod, key: &Key, node: &str, now: Timestamp) {
+    fn reject(&mut self, pod: &Pod, key: &Key, node: &str) {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), &key.0);
-        let patch = Patch::Strategic(json!({"status": admission::rejected_status()}));
-        match api
-            .patch_status(&key.1, &PatchParams::default(), &patch)
-            .await
-        {
-            Ok(_) => {
-                self.rejected.insert(uid_of(pod));
-                let source = Source {
-                    component: "kubelet",
-                    host: Some(node),
-                };
-                self.record(pod, &admission::rejected_event(), source).await;
-            }
-            Err(kube::Error::Api(e)) if e.code == 404 => {}
-            Err(e) => {
-                tracing::warn!("node simulator: rejecting {}/{}: {e}", key.0, key.1);
-                self.wake_at(Wake::Pod(key.clone()), plus(now, RETRY));
-            }
-        }
+        let patch = json!({"status": admission::rejected_status()});
+        let uid = uid_of(pod);
+        self.rejected.insert(uid.clone());
+        let source = Source {
+            component: "kubelet",
+            host: Some(node),
+        };
+        let rejected = admission::rejected_event();
+        let unrecord = self.new_event(pod, &rejected);
+        let event = self.event_write(pod, &rejected, source);
+        let failed = Failed {
+            undo: Some(Undo::Rejected(uid)),
+            retry: Some(Wake::Pod(key.clone())),
+            unrecord,
+        };
+        let write = super::writes::status_then_event(api, key.1.clone(), patch, event, failed);
+        self.writers.send(key, write);
     }
 
     /// Provisions and binds a volume for a pending claim after the
@@ -235,7 +271,7 @@ impl Sim {
     /// What the node lifecycle controller does to the pods of a node that
     /// stopped being Ready: their Ready condition turns False. The kubelet
     /// rewrites its own status once the node is back.
-    async fn mark_not_ready(&mut self, pod: &Pod, key: &Key) {
+    fn mark_not_ready(&mut self, pod: &Pod, key: &Key) {
         let uid = uid_of(pod);
         let ready = pod
             .status
@@ -260,11 +296,16 @@ impl Sim {
             "message": null,
             "lastTransitionTime": ts(Timestamp::now()),
         }]}});
-        if let Err(e) = api
-            .patch_status(&key.1, &PatchParams::default(), &Patch::Strategic(patch))
-            .await
-        {
-            tracing::warn!("node simulator: marking {}/{} not ready: {e}", key.0, key.1);
-        }
+        let name = key.1.clone();
+        let write = async move {
+            if let Err(e) = api
+                .patch_status(&name, &PatchParams::default(), &Patch::Strategic(patch))
+                .await
+            {
+                tracing::warn!("node simulator: marking {name} not ready: {e}");
+            }
+            Ok(())
+        };
+        self.writers.send(key, write.boxed());
     }
 }
