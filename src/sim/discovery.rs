@@ -124,6 +124,7 @@ pub fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option
         if r.binding {
             resources.push(json!({"name": format!("{}/log", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Pod", "verbs": ["get"]}));
             resources.push(json!({"name": format!("{}/binding", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Binding", "verbs": ["create"]}));
+            resources.push(json!({"name": format!("{}/ephemeralcontainers", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Pod", "verbs": ["get", "patch", "update"]}));
         }
         if r.plural == "namespaces" && r.group.is_empty() {
             resources.push(json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}));
@@ -172,6 +173,11 @@ pub fn openapi_v3_index(all: &[ResourceInfo]) -> Value {
 
 fn hash_hint(all: &[ResourceInfo], group: &str, version: &str) -> String {
     let mut h: u64 = 1469598103934665603;
+    // What else the document holds: changes with the schemas' source, so
+    // a client's cached copy from before is not reused.
+    for b in concat!("k8s-openapi ", env!("CARGO_PKG_VERSION"), " schemas").bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(1099511628211);
+    }
     for r in all
         .iter()
         .filter(|r| r.group == group && r.version == version)
@@ -184,7 +190,8 @@ fn hash_hint(all: &[ResourceInfo], group: &str, version: &str) -> String {
 }
 
 /// `/openapi/v3/<gv path>`: operations with their group-version-kind and the
-/// `fieldValidation` parameter, so clients know server-side validation exists.
+/// `fieldValidation` parameter, so clients know server-side validation
+/// exists, and the schemas of the built-in kinds ([`super::openapi`]).
 pub fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
     let fv = json!({"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}});
@@ -221,7 +228,7 @@ pub fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Optio
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "unversioned"},
         "paths": paths,
-        "components": {"schemas": {}}
+        "components": {"schemas": super::openapi::schemas(group, version)}
     }))
 }
 
@@ -298,6 +305,7 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
     if r.binding {
         subs.push(json!({"subresource": "binding", "responseKind": kind_ref("", "v1", "Binding"), "verbs": ["create"]}));
         subs.push(json!({"subresource": "log", "responseKind": kind_ref("", "v1", "Pod"), "verbs": ["get"]}));
+        subs.push(json!({"subresource": "ephemeralcontainers", "responseKind": kind_ref("", "v1", "Pod"), "verbs": rw}));
     }
     if r.plural == "namespaces" && r.group.is_empty() {
         subs.push(json!({"subresource": "finalize", "responseKind": kind_ref("", "v1", "Namespace"), "verbs": ["update"]}));

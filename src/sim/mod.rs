@@ -61,6 +61,7 @@ pub mod managed;
 pub mod meta;
 pub mod nodes;
 pub mod objects;
+pub mod openapi;
 pub mod patch;
 pub mod resources;
 pub mod selector;

@@ -22,30 +22,40 @@ use serde_json::Value;
 use super::resources::ResourceInfo;
 use super::status::ApiError;
 
-/// Decodes `obj` into the typed form of its kind and back; returns the
-/// typed form as JSON (unknown fields gone), or None for kinds without a
-/// typed form here (custom resources).
-pub fn round_trip(info: &ResourceInfo, obj: &Value) -> Option<Result<Value, ApiError>> {
+/// A built-in kind's typed form: what decodes and encodes it, and what
+/// describes it in OpenAPI.
+pub trait BuiltIn: DeserializeOwned + Serialize + schemars::JsonSchema {}
+impl<T: DeserializeOwned + Serialize + schemars::JsonSchema> BuiltIn for T {}
+
+/// Something done with the typed form of one built-in kind.
+pub trait KindVisitor {
+    /// What it gives.
+    type Out;
+    /// Does it with `T`, the kind's typed form.
+    fn visit<T: BuiltIn>(self) -> Self::Out;
+}
+
+/// Runs `visitor` with the typed form of `group/version` `kind`, or gives
+/// None for kinds without one here (custom resources).
+pub fn with_kind<V: KindVisitor>(
+    group: &str,
+    version: &str,
+    kind: &str,
+    visitor: V,
+) -> Option<V::Out> {
     use k8s_openapi::api::{
         apps, authorization, batch, coordination, core, discovery, policy, rbac, storage,
     };
     macro_rules! kinds {
         ($(($group:literal, $version:literal, $kind:literal, $ty:ty)),* $(,)?) => {
-            match (info.group.as_str(), info.version.as_str(), info.kind.as_str()) {
-                $(($group, $version, $kind) => Some(through::<$ty>(info, obj)),)*
+            match (group, version, kind) {
+                $(($group, $version, $kind) => Some(visitor.visit::<$ty>()),)*
                 _ => None,
             }
         };
     }
-    if (
-        info.group.as_str(),
-        info.version.as_str(),
-        info.kind.as_str(),
-    ) == ("apps", "v1", "StatefulSet")
-    {
-        return Some(statefulset(info, obj));
-    }
     kinds![
+        ("apps", "v1", "StatefulSet", apps::v1::StatefulSet),
         (
             "apps",
             "v1",
@@ -127,6 +137,58 @@ pub fn round_trip(info: &ResourceInfo, obj: &Value) -> Option<Result<Value, ApiE
             storage::v1::StorageClass
         ),
     ]
+}
+
+/// Every built-in kind with a typed form, as (group, version, kind).
+pub const BUILT_IN: &[(&str, &str, &str)] = &[
+    ("apps", "v1", "StatefulSet"),
+    ("apps", "v1", "ControllerRevision"),
+    ("apps", "v1", "Deployment"),
+    ("apps", "v1", "ReplicaSet"),
+    ("apps", "v1", "DaemonSet"),
+    ("batch", "v1", "Job"),
+    ("discovery.k8s.io", "v1", "EndpointSlice"),
+    ("authorization.k8s.io", "v1", "SelfSubjectAccessReview"),
+    ("authorization.k8s.io", "v1", "SelfSubjectRulesReview"),
+    ("", "v1", "Pod"),
+    ("", "v1", "ConfigMap"),
+    ("", "v1", "Secret"),
+    ("", "v1", "Service"),
+    ("", "v1", "ServiceAccount"),
+    ("", "v1", "Namespace"),
+    ("", "v1", "Node"),
+    ("", "v1", "PersistentVolumeClaim"),
+    ("", "v1", "PersistentVolume"),
+    ("", "v1", "Endpoints"),
+    ("coordination.k8s.io", "v1", "Lease"),
+    ("policy", "v1", "PodDisruptionBudget"),
+    ("rbac.authorization.k8s.io", "v1", "Role"),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding"),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"),
+    ("storage.k8s.io", "v1", "StorageClass"),
+];
+
+/// Decodes `obj` into the typed form of its kind and back; returns the
+/// typed form as JSON (unknown fields gone), or None for kinds without a
+/// typed form here (custom resources).
+pub fn round_trip(info: &ResourceInfo, obj: &Value) -> Option<Result<Value, ApiError>> {
+    struct Through<'a>(&'a ResourceInfo, &'a Value);
+    impl KindVisitor for Through<'_> {
+        type Out = Result<Value, ApiError>;
+        fn visit<T: BuiltIn>(self) -> Self::Out {
+            through::<T>(self.0, self.1)
+        }
+    }
+    if (
+        info.group.as_str(),
+        info.version.as_str(),
+        info.kind.as_str(),
+    ) == ("apps", "v1", "StatefulSet")
+    {
+        return Some(statefulset(info, obj));
+    }
+    with_kind(&info.group, &info.version, &info.kind, Through(info, obj))
 }
 
 /// A StatefulSet as the KEP-3541 draft's Go type has it: apps/v1 plus
