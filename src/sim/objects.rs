@@ -19,6 +19,9 @@ pub enum Target {
     Main,
     /// The `status` subresource (everything but status is ignored).
     Status,
+    /// A pod's `ephemeralcontainers` subresource (everything but
+    /// `spec.ephemeralContainers` is ignored).
+    EphemeralContainers,
 }
 
 /// The namespace partition key.
@@ -35,7 +38,7 @@ pub struct ApiWrite<'a> {
 pub fn scope(info: &ResourceInfo, target: Target) -> managed::Scope {
     match target {
         Target::Status => managed::Scope::Status,
-        Target::Main => managed::Scope::Main {
+        Target::Main | Target::EphemeralContainers => managed::Scope::Main {
             status_subresource: info.status,
         },
     }
@@ -143,6 +146,28 @@ pub(super) fn admit(
             inv
         }
     };
+    Err(invalid_error(info, inv))
+}
+
+/// The validation of a write to a pod's `ephemeralcontainers`
+/// (`ValidatePodEphemeralContainersUpdate`), as a 422.
+pub fn admit_ephemeral(info: &ResourceInfo, new: &Value, old: &Value) -> Result<(), ApiError> {
+    let errs = admission::ephemeral_update_errors(new, old);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    Err(invalid_error(
+        info,
+        admission::Invalid {
+            kind: info.kind.clone(),
+            group: info.group.clone(),
+            name: admission::meta::name(new).to_string(),
+            causes: errs.iter().map(|e| e.to_cause()).collect(),
+        },
+    ))
+}
+
+fn invalid_error(info: &ResourceInfo, inv: admission::Invalid) -> ApiError {
     let causes = inv
         .causes
         .iter()
@@ -154,7 +179,7 @@ pub(super) fn admit(
         .collect();
     let mut e = ApiError::invalid(&info.group, &inv.kind, &inv.name, causes);
     e.message = inv.message();
-    Err(e)
+    e
 }
 
 /// Checks `apiVersion`/`kind` of a request body against the endpoint and fills them in.

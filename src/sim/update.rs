@@ -92,6 +92,19 @@ pub fn update_in(
             }
             n
         }
+        Target::EphemeralContainers => {
+            // podEphemeralContainersStrategy's PrepareForUpdate: only the
+            // ephemeral containers are taken from the request.
+            let mut n = old.clone();
+            let sent = obj.pointer("/spec/ephemeralContainers").cloned();
+            if let Some(spec) = n.get_mut("spec").and_then(Value::as_object_mut) {
+                match sent.filter(|v| !v.is_null()) {
+                    Some(list) => spec.insert("ephemeralContainers".into(), list),
+                    None => spec.remove("ephemeralContainers"),
+                };
+            }
+            n
+        }
         Target::Main => {
             let mut n = obj;
             if let Some(m) = n.as_object_mut() {
@@ -155,6 +168,9 @@ pub fn update_in(
         if let Some(g) = gates {
             admit(info, Operation::Update, &mut new, Some(&old), g)?;
         }
+    }
+    if target == Target::EphemeralContainers {
+        super::objects::admit_ephemeral(info, &new, &old)?;
     }
     if info.generation && spec_part(info, &new) != spec_part(info, &old) {
         let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;

@@ -18,6 +18,8 @@ pub enum ErrorKind {
     Duplicate,
     /// `field.TooLong`.
     TooLong,
+    /// `field.NotFound`.
+    NotFound,
 }
 
 impl ErrorKind {
@@ -29,6 +31,7 @@ impl ErrorKind {
             ErrorKind::Forbidden => "FieldValueForbidden",
             ErrorKind::Duplicate => "FieldValueDuplicate",
             ErrorKind::TooLong => "FieldValueTooLong",
+            ErrorKind::NotFound => "FieldValueNotFound",
         }
     }
 
@@ -40,6 +43,7 @@ impl ErrorKind {
             ErrorKind::Forbidden => "Forbidden",
             ErrorKind::Duplicate => "Duplicate value",
             ErrorKind::TooLong => "Too long",
+            ErrorKind::NotFound => "Not found",
         }
     }
 }
@@ -94,6 +98,11 @@ impl FieldError {
     /// `field.Duplicate(path, value)` for a string value.
     pub fn duplicate(field: &str, value: &str) -> Self {
         Self::new(ErrorKind::Duplicate, field, go_quote(value), "")
+    }
+
+    /// `field.NotFound(path, value)` for a string value.
+    pub fn not_found(field: &str, value: &str) -> Self {
+        Self::new(ErrorKind::NotFound, field, go_quote(value), "")
     }
 
     fn new(kind: ErrorKind, field: &str, value: String, detail: &str) -> Self {

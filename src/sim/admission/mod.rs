@@ -266,6 +266,15 @@ impl std::fmt::Display for Invalid {
 
 impl std::error::Error for Invalid {}
 
+/// What is wrong with a pod's new ephemeral containers (see
+/// [`pod::ephemeral_update_errors`]).
+pub fn ephemeral_update_errors(
+    new: &serde_json::Value,
+    old: &serde_json::Value,
+) -> Vec<FieldError> {
+    pod::ephemeral_update_errors(new, old)
+}
+
 /// Applies defaults and the strategy's field dropping to `req.object` in
 /// place, then validates it. Resources without rules pass unchanged.
 pub fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {

@@ -45,6 +45,18 @@ fn validate_create(obj: &Value) -> Vec<FieldError> {
     if let Some(list) = spec.get("initContainers").and_then(Value::as_array) {
         errs.extend(validate_containers(list, "spec.initContainers"));
     }
+    // `ValidatePodCreate`: ephemeral containers come only through the
+    // pod's ephemeralcontainers subresource.
+    if spec
+        .get("ephemeralContainers")
+        .and_then(Value::as_array)
+        .is_some_and(|l| !l.is_empty())
+    {
+        errs.push(FieldError::forbidden(
+            "spec.ephemeralContainers",
+            "cannot be set on create",
+        ));
+    }
     let restart = str_at(spec, "restartPolicy");
     if !matches!(restart, "Always" | "OnFailure" | "Never") {
         errs.push(FieldError::not_supported(
@@ -171,4 +183,133 @@ pub fn qos_class(pod: &Value) -> &'static str {
     } else {
         "Burstable"
     }
+}
+
+/// The fields an ephemeral container may set
+/// (`allowedEphemeralContainerFields`, pkg/apis/core/validation/validation.go);
+/// any other set field is `Forbidden: cannot be set for an Ephemeral
+/// Container` (ports, resources, probes, lifecycle, resizePolicy,
+/// restartPolicy).
+const EPHEMERAL_ALLOWED: [&str; 17] = [
+    "name",
+    "image",
+    "command",
+    "args",
+    "workingDir",
+    "envFrom",
+    "env",
+    "volumeMounts",
+    "volumeDevices",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "imagePullPolicy",
+    "securityContext",
+    "stdin",
+    "stdinOnce",
+    "tty",
+    "targetContainerName",
+];
+
+/// `ValidatePodEphemeralContainersUpdate`: a static pod takes none; the
+/// new list passes `validateEphemeralContainers` (names unique across every
+/// container of the pod, a target among the regular and init containers,
+/// only the allowed fields); an existing ephemeral container may be neither
+/// removed nor changed (matched by name, since a patch may reorder them).
+pub fn ephemeral_update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
+    if old
+        .pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+        .is_some()
+    {
+        return vec![FieldError::forbidden(
+            "",
+            "static pods do not support ephemeral containers",
+        )];
+    }
+    let list = |pod: &Value, key: &str| -> Vec<Value> {
+        pod.pointer(&format!("/spec/{key}"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let name_of = |c: &Value| {
+        c.get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut others: Vec<String> = list(new, "containers").iter().map(name_of).collect();
+    others.extend(list(new, "initContainers").iter().map(name_of));
+    let mut errs = Vec::new();
+    let mut all = others.clone();
+    let new_list = list(new, "ephemeralContainers");
+    for (i, c) in new_list.iter().enumerate() {
+        let at = format!("spec.ephemeralContainers[{i}]");
+        let name = name_of(c);
+        if name.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.name"), ""));
+        } else {
+            for msg in meta::dns1123_label_errors(&name) {
+                errs.push(FieldError::invalid(
+                    &format!("{at}.name"),
+                    super::fielderr::go_quote(&name),
+                    &msg,
+                ));
+            }
+            if all.contains(&name) {
+                errs.push(FieldError::duplicate(&format!("{at}.name"), &name));
+            }
+            all.push(name);
+        }
+        let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
+        if image.trim().is_empty() {
+            errs.push(FieldError::required(&format!("{at}.image"), ""));
+        }
+        let target = c
+            .get("targetContainerName")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !target.is_empty() && !others.iter().any(|o| o == target) {
+            errs.push(FieldError::not_found(
+                &format!("{at}.targetContainerName"),
+                target,
+            ));
+        }
+        for (field, value) in c.as_object().into_iter().flatten() {
+            let zero = match value {
+                Value::Null => true,
+                Value::Object(m) => m.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::String(s) => s.is_empty(),
+                Value::Bool(b) => !b,
+                Value::Number(n) => n.as_f64() == Some(0.0),
+            };
+            if !zero && !EPHEMERAL_ALLOWED.contains(&field.as_str()) {
+                errs.push(FieldError::forbidden(
+                    &format!("{at}.{field}"),
+                    "cannot be set for an Ephemeral Container",
+                ));
+            }
+        }
+    }
+    for old_c in list(old, "ephemeralContainers") {
+        let name = name_of(&old_c);
+        match new_list.iter().find(|c| name_of(c) == name) {
+            None => errs.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                &format!(
+                    "existing ephemeral containers {} may not be removed\n",
+                    super::fielderr::go_quote(&name)
+                ),
+            )),
+            Some(c) if semantic(c) != semantic(&old_c) => errs.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                &format!(
+                    "existing ephemeral containers {} may not be changed\n",
+                    super::fielderr::go_quote(&name)
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    errs
 }

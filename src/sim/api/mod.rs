@@ -315,7 +315,7 @@ async fn resource(
         let ok = match sub.as_str() {
             "status" => info.status,
             "scale" => info.scale.is_some(),
-            "binding" | "log" => info.binding,
+            "binding" | "log" | "ephemeralcontainers" => info.binding,
             "finalize" => info.plural == "namespaces" && info.group.is_empty(),
             _ => false,
         };

@@ -460,3 +460,78 @@ async fn kubectl_server_side_apply_reports_conflicts_and_forces_them_with(k: &Ku
     let data: serde_json::Value = serde_json::from_str(&data).unwrap();
     assert_eq!(data, json!({"a": "9", "c": "3"}));
 }
+
+#[tokio::test]
+async fn kubectl_explain_reads_the_published_schemas() {
+    for bin in kubectl_paths() {
+        let c = cluster().await;
+        let k = Kubectl::new(&c, bin);
+        kubectl_explain_reads_the_published_schemas_with(&k).await;
+        c.shutdown().await;
+    }
+}
+
+async fn kubectl_explain_reads_the_published_schemas_with(k: &Kubectl) {
+    // A kind, found by its group-version-kind, with its description and fields.
+    let out = k.run(&["explain", "statefulsets"]).await;
+    assert!(out.contains("KIND:       StatefulSet"), "{out}");
+    assert!(out.contains("GROUP:      apps"), "{out}");
+    assert!(out.contains("VERSION:    v1"), "{out}");
+    assert!(
+        out.contains("StatefulSet represents a set of pods"),
+        "{out}"
+    );
+    assert!(out.contains("spec\t<StatefulSetSpec>"), "{out}");
+    // A field path through references.
+    let out = k
+        .run(&["explain", "statefulset.spec.updateStrategy.type"])
+        .await;
+    assert!(out.contains("FIELD: type <string>"), "{out}");
+    assert!(out.contains("RollingUpdate"), "{out}");
+    // The core group, a nested list's item type, and --recursive.
+    let out = k.run(&["explain", "pods.spec.containers.ports"]).await;
+    assert!(out.contains("containerPort\t<integer> -required-"), "{out}");
+    let out = k
+        .run(&["explain", "persistentvolumeclaims.spec", "--recursive"])
+        .await;
+    assert!(out.contains("accessModes\t<[]string>"), "{out}");
+    // A field that does not exist is named.
+    let err = k.fail(&["explain", "statefulset.spec.nope"]).await;
+    assert!(err.contains("field \"nope\" does not exist"), "{err}");
+}
+
+#[tokio::test]
+async fn kubectl_debug_adds_an_ephemeral_container() {
+    for bin in kubectl_paths() {
+        let c = cluster().await;
+        let k = Kubectl::new(&c, bin);
+        let pod = k.file(
+            "pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: app\n    image: registry.k8s.io/pause:3.10\n",
+        );
+        k.run(&["apply", "-f", &pod]).await;
+        let out = k.run(&["debug", "p", "--image=busybox"]).await;
+        assert!(
+            out.contains("Defaulting debug container name to debugger-"),
+            "{out}"
+        );
+        let out = k
+            .run(&["debug", "p", "--image=alpine", "-c", "second"])
+            .await;
+        assert!(!out.contains("Defaulting"), "{out}");
+        let images = k
+            .run(&[
+                "get",
+                "pod",
+                "p",
+                "-o",
+                "jsonpath={.spec.ephemeralContainers[*].image}",
+            ])
+            .await;
+        assert_eq!(images, "busybox alpine");
+        // The same name again is refused as upstream refuses it.
+        let err = k.fail(&["debug", "p", "--image=alpine", "-c", "app"]).await;
+        assert!(err.contains("Duplicate value: \"app\""), "{err}");
+        c.shutdown().await;
+    }
+}

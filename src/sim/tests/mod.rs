@@ -5,6 +5,7 @@ mod apply;
 mod bad_input;
 mod client;
 mod deletion;
+mod ephemeral;
 mod fuzz;
 mod kinds;
 mod kubectl;
