@@ -41,8 +41,13 @@ Feature: A Recreate replaces old pods, and only them
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
-    When pod "web-1" is made not ready
-    Then for 5 seconds no pod of "web" is created or deleted
+    When the checks that follow look only at what happens from here on
+    And pod "web-1" is made not ready
+    Then within 60 seconds pod "web-1" of "web" is not ready and the controller has seen it
+    And for 5 seconds no pod of "web" is created or deleted
+    And pod "web-0" was neither deleted nor replaced
+    And pod "web-1" was neither deleted nor replaced
+    And pod "web-2" was neither deleted nor replaced
     And the event "RecreateStarted" was recorded for "web" exactly 0 times
 
   # covers: R11
