@@ -63,6 +63,7 @@ pub mod nodes;
 pub mod objects;
 pub mod openapi;
 pub mod patch;
+pub mod proto;
 pub mod resources;
 pub mod selector;
 pub mod stale;
