@@ -15,9 +15,8 @@
 //! - plain HTTP on 127.0.0.1 only; one bearer token (also accepted as a
 //!   `/t/<token>` path prefix, because kubectl sends no kubeconfig
 //!   credentials to plain-http servers); no RBAC, no impersonation;
-//! - JSON and YAML bodies only: protobuf request bodies get 415 (so the
-//!   typed kubectl subcommands such as `kubectl create namespace` fail;
-//!   `kubectl apply/create -f` work); no CBOR;
+//! - protobuf ([`proto`]) only for the built-in kinds of the served groups
+//!   (none for CustomResourceDefinitions); no CBOR;
 //! - no OpenAPI defaulting: defaults and validation come from admission for
 //!   StatefulSets and Pods only; built-in kinds are decoded into their typed
 //!   form ([`typed`]: wrong types are a 400, unknown fields are found and

@@ -3,6 +3,7 @@
 mod logs;
 mod partial;
 mod path;
+mod protobuf;
 mod read;
 mod review;
 pub(crate) mod sub;
@@ -193,6 +194,7 @@ async fn handle(State(state): State<ApiState>, req: http::Request<Body>) -> Resp
     } else {
         body
     };
+    let watch = record.verb == "watch";
     let decision = state.faults.on_request(record);
     if !decision.delay.is_zero() {
         tokio::time::sleep(decision.delay).await;
@@ -208,10 +210,17 @@ async fn handle(State(state): State<ApiState>, req: http::Request<Body>) -> Resp
         &params,
         body,
     ));
-    match futures::FutureExt::catch_unwind(served).await {
+    let resp = match futures::FutureExt::catch_unwind(served).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => error_response(&e),
         Err(_) => error_response(&ApiError::internal("the request handler panicked")),
+    };
+    // A watch chose its encoding itself; any other JSON answer goes out in
+    // protobuf to a client that takes it first.
+    if !watch && protobuf::wanted(&parts.headers) {
+        protobuf::answer(resp).await
+    } else {
+        resp
     }
 }
 
@@ -505,7 +514,8 @@ pub(crate) fn asked_as(
     })
 }
 
-/// Decodes a create/update/delete body by Content-Type (JSON or YAML). A
+/// Decodes a create/update/delete body by Content-Type (JSON, YAML or,
+/// for the built-in kinds, protobuf). A
 /// missing Content-Type is JSON, the first type kube-apiserver serves
 /// (`NegotiateInputSerializerForMediaType` in k8s.io/apiserver's
 /// endpoints/handlers/negotiation): the official Python client sends its
@@ -520,6 +530,7 @@ pub fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError
                 ApiError::bad_request(format!("couldn't get version/kind; yaml parse error: {e}"))
             })?
         }
+        crate::sim::proto::MEDIA_TYPE => protobuf::decode_body(bytes)?,
         _ => {
             return Err(ApiError::unsupported_media_type(&[
                 "application/json",

@@ -17,7 +17,7 @@ pub fn wants(headers: &HeaderMap) -> Option<&'static str> {
     let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
     super::asked_as(
         accept,
-        |media| media.ends_with("json") || media == "*/*",
+        |media| media.ends_with("json") || media == "*/*" || media == crate::sim::proto::MEDIA_TYPE,
         &["PartialObjectMetadata", "PartialObjectMetadataList"],
         "meta.k8s.io",
         &["v1", "v1beta1"],

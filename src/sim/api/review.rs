@@ -13,9 +13,6 @@ use serde_json::{json, Value};
 use super::{decode_object, json_response, Req};
 use crate::sim::status::ApiError;
 
-/// Kubernetes' protobuf media type.
-const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
-
 /// Why the review allows: the embedded cluster authorizes every request.
 const REASON: &str = "the embedded cluster authorizes every request (no RBAC)";
 
@@ -24,24 +21,11 @@ pub fn answer(req: &Req<'_>, body: &[u8]) -> Result<Response, ApiError> {
     if !req.sub.is_empty() || !req.name.is_empty() {
         return Err(ApiError::method_not_allowed());
     }
-    // Typed clients (kubectl auth can-i) send protobuf, which is served for
-    // nothing else: the review's spec is not read, so its envelope (the
-    // `k8s\0` magic) is all that is checked, and the answer is JSON, which
-    // every client also accepts.
-    let protobuf = req.content_type().starts_with(PROTOBUF);
-    if protobuf && !body.starts_with(b"k8s\0") {
-        return Err(ApiError::bad_request(
-            "the protobuf body does not start with the k8s\\0 envelope",
-        ));
-    }
-    let obj = if protobuf {
-        json!({})
-    } else {
-        decode_object(&req.content_type(), body)?
-    };
+    // kubectl auth can-i sends protobuf, read as any other body.
+    let obj = decode_object(&req.content_type(), body)?;
     let mut obj = match crate::sim::typed::round_trip(req.info, &obj) {
-        Some(typed) if !protobuf => typed?,
-        _ => obj,
+        Some(typed) => typed?,
+        None => obj,
     };
     obj["apiVersion"] = json!(req.info.api_version());
     obj["kind"] = json!(req.info.kind);

@@ -46,21 +46,39 @@ pub fn translate(ev: &Event, sel: &Selectors) -> Option<EventType> {
     }
 }
 
-fn line(kind: &str, object: &Value) -> Bytes {
+/// One event: a JSON line, or a protobuf frame when the watch is in
+/// protobuf (whose kind [`wants_protobuf`] checked has a protobuf form).
+fn line(protobuf: bool, kind: &str, object: &Value) -> Bytes {
+    if protobuf {
+        if let Some(frame) = super::protobuf::watch_frame(kind, object) {
+            return frame;
+        }
+        tracing::warn!("a {kind} watch event has no protobuf form; sent as JSON");
+    }
     let mut s = json!({"type": kind, "object": object}).to_string();
     s.push('\n');
     Bytes::from(s)
 }
 
-fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool, partial: Option<&str>) -> Bytes {
+fn bookmark(
+    protobuf: bool,
+    info: &ResourceInfo,
+    rv: u64,
+    initial_end: bool,
+    partial: Option<&str>,
+) -> Bytes {
     let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
     if initial_end {
         meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
     let object = json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta});
     match partial {
-        Some(version) => line("BOOKMARK", &super::partial::object(version, &object)),
-        None => line("BOOKMARK", &object),
+        Some(version) => line(
+            protobuf,
+            "BOOKMARK",
+            &super::partial::object(version, &object),
+        ),
+        None => line(protobuf, "BOOKMARK", &object),
     }
 }
 
@@ -147,6 +165,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         .state
         .faults
         .take_watch_end(agent, &req.info.plural, req.ns);
+    let protobuf = wants_protobuf(req);
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let job = WatchJob {
         state: req.state.clone(),
@@ -159,6 +178,7 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
         timeout,
         table: req.table(),
         metadata_only: req.metadata_only(),
+        protobuf,
         end,
         agent: agent.to_string(),
     };
@@ -169,12 +189,22 @@ pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
             .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
     });
     let body = Body::from_stream(stream);
-    Ok((
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, "application/json")],
-        body,
-    )
-        .into_response())
+    let content_type = if protobuf {
+        super::protobuf::WATCH_MEDIA_TYPE
+    } else {
+        "application/json"
+    };
+    Ok((StatusCode::OK, [(header::CONTENT_TYPE, content_type)], body).into_response())
+}
+
+/// Whether the watch goes out in protobuf: the client takes it first, no
+/// Table is asked for, and the kind (or PartialObjectMetadata) has a
+/// protobuf form.
+fn wants_protobuf(req: &Req<'_>) -> bool {
+    super::protobuf::wanted(req.headers)
+        && req.table().is_none()
+        && (req.metadata_only().is_some()
+            || crate::sim::proto::kind(&req.info.api_version(), &req.info.kind).is_some())
 }
 
 struct WatchJob {
@@ -190,6 +220,8 @@ struct WatchJob {
     /// The `meta.k8s.io` version of PartialObjectMetadata events, when the
     /// client asked for metadata only.
     metadata_only: Option<&'static str>,
+    /// Events go out as protobuf frames.
+    protobuf: bool,
     /// An early end a fault rule decided for this watch.
     end: Option<WatchEnd>,
     /// The client's user agent (stale views are looked up by it).
@@ -213,11 +245,11 @@ impl WatchJob {
                     json!({"resourceVersion": rv}),
                     include,
                 );
-                line(kind, &t)
+                line(false, kind, &t)
             }
             None => match self.metadata_only {
-                Some(version) => line(kind, &super::partial::object(version, &obj)),
-                None => line(kind, &output(&self.info, obj)),
+                Some(version) => line(self.protobuf, kind, &super::partial::object(version, &obj)),
+                None => line(self.protobuf, kind, &output(&self.info, obj)),
             },
         }
     }
@@ -230,11 +262,12 @@ impl WatchJob {
             return self.event(kind.as_str(), Value::clone(&ev.object));
         }
         let key = format!(
-            "{}|{}|{}|{}",
+            "{}|{}|{}|{}|{}",
             kind.as_str(),
             self.info.api_version(),
             self.info.kind,
-            self.metadata_only.unwrap_or("")
+            self.metadata_only.unwrap_or(""),
+            if self.protobuf { "protobuf" } else { "json" }
         );
         ev.lines
             .get(&key, || self.event(kind.as_str(), Value::clone(&ev.object)))
@@ -271,9 +304,15 @@ impl WatchJob {
             tx.send(self.event("ADDED", o)).await.map_err(|_| ())?;
         }
         if self.initial_end_bookmark {
-            tx.send(bookmark(&self.info, rv, true, self.metadata_only))
-                .await
-                .map_err(|_| ())?;
+            tx.send(bookmark(
+                self.protobuf,
+                &self.info,
+                rv,
+                true,
+                self.metadata_only,
+            ))
+            .await
+            .map_err(|_| ())?;
         }
         Ok(rv)
     }
@@ -327,7 +366,7 @@ impl WatchJob {
                         "too old resource version: {} ({})",
                         exp.requested, exp.oldest
                     ));
-                    let _ = tx.send(line("ERROR", &e.to_status())).await;
+                    let _ = tx.send(line(self.protobuf, "ERROR", &e.to_status())).await;
                     return;
                 }
                 Ok((events, rv)) => {
@@ -377,19 +416,19 @@ impl WatchJob {
                 _ = &mut cut, if self.end.is_some() => {
                     if matches!(self.end, Some(WatchEnd::Expire(_))) {
                         let e = ApiError::gone("the watch was closed by a fault rule; relist".to_string());
-                        let _ = tx.send(line("ERROR", &e.to_status())).await;
+                        let _ = tx.send(line(self.protobuf, "ERROR", &e.to_status())).await;
                     }
                     return;
                 }
                 _ = self.state.shutdown.cancelled() => return,
                 _ = tick.tick() => {
-                    if self.bookmarks && tx.send(bookmark(&self.info, last, false, self.metadata_only)).await.is_err() {
+                    if self.bookmarks && tx.send(bookmark(self.protobuf, &self.info, last, false, self.metadata_only)).await.is_err() {
                         return;
                     }
                 }
                 _ = &mut pre_deadline, if pre_timeout_due => {
                     pre_timeout_due = false;
-                    if tx.send(bookmark(&self.info, last, false, self.metadata_only)).await.is_err() {
+                    if tx.send(bookmark(self.protobuf, &self.info, last, false, self.metadata_only)).await.is_err() {
                         return;
                     }
                 }

@@ -119,6 +119,12 @@ pub fn unwrap(body: &[u8]) -> Result<Unknown<'_>, Error> {
 /// would write, `kind` and `apiVersion` first.
 pub fn decode(body: &[u8]) -> Result<Value, Error> {
     let u = unwrap(body)?;
+    if u.kind.is_empty() {
+        // The protobuf serializer's `NewMissingKindErr`.
+        return Err(Error::Malformed(
+            "Object 'Kind' is missing in the protobuf envelope".into(),
+        ));
+    }
     let k = kind(&u.api_version, &u.kind).ok_or_else(|| Error::UnknownKind {
         api_version: u.api_version.clone(),
         kind: u.kind.clone(),

@@ -119,6 +119,19 @@ fn a_set_scaled_to_zero_keeps_its_zero() {
 }
 
 #[test]
+fn a_zero_an_omitempty_field_carries_on_the_wire_is_left_out() {
+    // kubectl create service clusterip: the port's nodePort (an int32
+    // with omitempty) travels as 0 and reads as absent, as in Go.
+    let svc = json!({"kind": "Service", "apiVersion": "v1", "metadata": {"name": "s"},
+        "spec": {"ports": [{"port": 80, "targetPort": 0, "nodePort": 0}]}});
+    let back = decode(&encode(&svc).expect("encodes")).expect("decodes");
+    let port = &back["spec"]["ports"][0];
+    assert!(port.get("nodePort").is_none(), "{port}");
+    assert_eq!(port["targetPort"], 0, "an IntOrString is a struct: kept");
+    assert_eq!(port["port"], 80);
+}
+
+#[test]
 fn bad_bodies_are_errors_that_say_why() {
     assert!(matches!(decode(b"{}"), Err(Error::Malformed(m)) if m.contains("k8s")));
     let custom = wrap("example.com/v1", "Widget", &[]);

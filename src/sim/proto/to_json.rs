@@ -34,7 +34,11 @@ fn decode(idx: usize, bytes: &[u8], depth: usize) -> Result<Map<String, Value>, 
             Card::One | Card::Ptr => match vals.next_back() {
                 Some(r) => {
                     let v = value(f.ty, r, depth).map_err(at)?;
-                    put(&mut out, f, v);
+                    // A plain Go value is always written, but encoding/json
+                    // leaves an `omitempty` one out when it is zero.
+                    if !(f.card == Card::One && f.omit && plain(f.ty) && is_empty_scalar(&v)) {
+                        put(&mut out, f, v);
+                    }
                 }
                 None if f.card == Card::Ptr => {
                     if !f.omit {
@@ -160,6 +164,25 @@ fn zero_value(ty: Ty) -> Value {
         Ty::Msg(_) => Value::Object(Map::new()),
         Ty::Items(_) | Ty::Time | Ty::MicroTime | Ty::RawExtension | Ty::FieldsV1 => Value::Null,
     }
+}
+
+/// What encoding/json's `omitempty` leaves out of a plain value: "", 0,
+/// false (a struct, even an empty one, is never left out).
+fn is_empty_scalar(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        _ => false,
+    }
+}
+
+/// A Go string, number or bool (not a struct such as IntOrString).
+fn plain(ty: Ty) -> bool {
+    matches!(
+        ty,
+        Ty::String | Ty::Int32 | Ty::Int64 | Ty::Uint32 | Ty::Uint64 | Ty::Bool | Ty::Double
+    )
 }
 
 fn packable(ty: Ty) -> bool {

@@ -287,8 +287,8 @@ async fn unknown_resources_methods_and_media_types() {
             true,
         )
         .await,
-        415,
-        "UnsupportedMediaType",
+        400,
+        "BadRequest",
     );
     let body =
         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}}).to_string();

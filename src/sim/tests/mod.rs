@@ -10,6 +10,7 @@ mod fuzz;
 mod kinds;
 mod kubectl;
 mod patches;
+mod protobuf;
 mod python;
 mod robustness;
 mod stale;
@@ -46,6 +47,14 @@ pub struct RawResponse {
 }
 
 impl RawResponse {
+    /// A header's value (names are lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
@@ -74,17 +83,34 @@ pub async fn raw(
     body: &[u8],
     auth: bool,
 ) -> RawResponse {
+    let mut headers = Vec::new();
+    if let Some(ct) = content_type {
+        headers.push(("Content-Type", ct));
+    }
+    let token = format!("Bearer {}", c.token());
+    if auth {
+        headers.push(("Authorization", token.as_str()));
+    }
+    request(c, method, path, &headers, body).await
+}
+
+/// Sends one request with these headers (and no others but Host,
+/// Connection and Content-Length) and reads the whole response.
+pub async fn request(
+    c: &EmbeddedCluster,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> RawResponse {
     let addr = c.url().trim_start_matches("http://").to_string();
     let mut s = TcpStream::connect(&addr).await.unwrap();
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if let Some(ct) = content_type {
-        head.push_str(&format!("Content-Type: {ct}\r\n"));
-    }
-    if auth {
-        head.push_str(&format!("Authorization: Bearer {}\r\n", c.token()));
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
     s.write_all(head.as_bytes()).await.unwrap();
