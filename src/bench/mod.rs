@@ -19,6 +19,7 @@ pub mod machine;
 pub mod measure;
 pub mod memory;
 pub mod plan;
+pub mod protobuf;
 pub mod recreate;
 pub mod report;
 pub mod scenario;
@@ -87,6 +88,11 @@ pub const BENCHMARKS: &[Benchmark] = &[
     Benchmark {
         name: "watch",
         about: "50 watchers, delivery latency of pod creations",
+    },
+    Benchmark {
+        name: "protobuf",
+        about:
+            "protobuf against JSON: a pod's size, encode and decode time; a list through the server",
     },
     Benchmark {
         name: "recreate",
@@ -178,6 +184,7 @@ async fn run_one(name: &str, mode: Mode) -> anyhow::Result<Section> {
         "memory" => memory::stored_pods(mode).await,
         "crud" => cluster::crud(mode).await,
         "watch" => watch::fan_out(mode).await,
+        "protobuf" => protobuf::costs(mode).await,
         "recreate" => recreate::writes(mode).await,
         "plan" => plan::reconcile(mode).await,
         "checkers" => checkers::rules(mode).await,

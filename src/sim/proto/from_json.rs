@@ -28,8 +28,15 @@ fn encode(
         return Err("objects nest deeper than 64".into());
     }
     let msg = MESSAGES.get(idx).ok_or("unknown message")?;
-    let mut fields: Vec<&Field> = msg.fields.iter().collect();
-    fields.sort_by_key(|f| f.num);
+    // Go struct order, which is field-number order for almost every message.
+    let mut sorted: Vec<&Field>;
+    let fields: &mut dyn Iterator<Item = &Field> = if msg.fields.is_sorted_by_key(|f| f.num) {
+        &mut msg.fields.iter()
+    } else {
+        sorted = msg.fields.iter().collect();
+        sorted.sort_by_key(|f| f.num);
+        &mut sorted.into_iter()
+    };
     for f in fields {
         let at = |e: String| match f.json {
             "" => e,
