@@ -79,6 +79,8 @@ pub struct PodRuntime {
     pub pod_ip: String,
     /// Per container, in spec order.
     pub containers: Vec<ContainerRuntime>,
+    /// Per ephemeral container, in the order they were added.
+    pub ephemeral: Vec<ContainerRuntime>,
     /// Last status and transition time of each pod condition written.
     pub conditions: BTreeMap<String, (bool, Timestamp)>,
     /// When the kubelet saw the deletion.
@@ -138,6 +140,7 @@ impl PodRuntime {
             host_ip: host_ip.to_string(),
             pod_ip: pod_ip.to_string(),
             containers,
+            ephemeral: Vec::new(),
             conditions: BTreeMap::new(),
             terminating_since: None,
             mounted_at: None,
@@ -152,6 +155,25 @@ pub fn spec_containers(pod: &Pod) -> &[Container] {
         .as_ref()
         .map(|s| s.containers.as_slice())
         .unwrap_or_default()
+}
+
+/// The pod's ephemeral containers as containers (the fields they share).
+pub fn ephemeral_containers(pod: &Pod) -> Vec<Container> {
+    let list = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.ephemeral_containers.as_ref());
+    list.into_iter()
+        .flatten()
+        .map(|e| Container {
+            name: e.name.clone(),
+            image: e.image.clone(),
+            command: e.command.clone(),
+            args: e.args.clone(),
+            stdin: e.stdin,
+            ..Container::default()
+        })
+        .collect()
 }
 
 fn restart_policy(pod: &Pod) -> &str {
@@ -202,42 +224,50 @@ pub fn sync(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> SyncRes
         }
     }
     let mut wakes: Vec<Timestamp> = Vec::new();
+    let pod_ctx = PodStep {
+        uid: rt.uid.clone(),
+        pod_ref,
+        terminating_since: rt.terminating_since,
+        mounted: rt.mounted_at.is_some(),
+        grace,
+        now,
+    };
     for container in spec_containers(pod) {
         let Some(c) = rt.containers.iter_mut().find(|c| c.name == container.name) else {
             continue;
         };
-        let image = ctx
-            .catalog
-            .lookup(container.image.as_deref().unwrap_or_default());
         let spec_image = container.image.clone().unwrap_or_default();
         if !terminating && spec_image != c.image {
             replace_image(c, &spec_image, &rt.uid, now);
         }
-        if let Some(since) = rt.terminating_since {
-            let sigterm_ignored = image.is_some_and(|i| i.ignores_sigterm);
-            let was_running = c.stop_at.is_none() && matches!(c.state, ContainerState::Running(..));
-            plan_stop(c, container, since, grace, sigterm_ignored, ctx.timings);
-            if was_running {
-                events.push(events::killing(&c.name));
+        wakes.extend(pod_ctx.step(c, container, &policy, ctx, &mut events));
+    }
+    // Ephemeral containers (`kubectl debug`) start once added, in a pod
+    // not being deleted, and are never restarted (the kubelet's
+    // `ShouldContainerBeRestarted` skips them); they stop with the pod.
+    for container in ephemeral_containers(pod) {
+        if !rt.ephemeral.iter().any(|c| c.name == container.name) {
+            if terminating {
+                continue;
             }
-        } else if rt.mounted_at.is_none() {
+            rt.ephemeral.push(ContainerRuntime {
+                name: container.name.clone(),
+                image: container.image.clone().unwrap_or_default(),
+                state: ContainerState::Creating(now),
+                restart_count: 0,
+                last_terminated: None,
+                stop_at: None,
+            });
+        }
+        let Some(c) = rt.ephemeral.iter_mut().find(|c| c.name == container.name) else {
             continue;
-        }
-        let step = Step {
-            uid: &rt.uid,
-            pod_ref: &pod_ref,
-            spec: container,
-            image,
-            policy: &policy,
-            timings: ctx.timings,
         };
-        if let Some(t) = advance(c, &step, now, &mut events) {
-            wakes.push(t);
-        }
+        wakes.extend(pod_ctx.step(c, &container, "Never", ctx, &mut events));
     }
     let all_stopped = rt
         .containers
         .iter()
+        .chain(&rt.ephemeral)
         .all(|c| matches!(c.state, ContainerState::Stopped(_)));
     let remove = rt.terminating_since.is_some() && all_stopped;
     let status = podstatus::render(pod, rt, ctx);
@@ -247,6 +277,59 @@ pub fn sync(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> SyncRes
         next_wake: wakes.into_iter().chain(ready_wake).min(),
         remove,
         events,
+    }
+}
+
+/// What every container of one pod's sync shares.
+struct PodStep {
+    uid: String,
+    pod_ref: String,
+    terminating_since: Option<Timestamp>,
+    mounted: bool,
+    grace: i64,
+    now: Timestamp,
+}
+
+impl PodStep {
+    /// Plans the container's stop once the pod is terminating, then
+    /// applies its transitions due by now; the time of its next one.
+    fn step(
+        &self,
+        c: &mut ContainerRuntime,
+        container: &Container,
+        policy: &str,
+        ctx: &KubeletContext<'_>,
+        events: &mut Vec<PodEvent>,
+    ) -> Option<Timestamp> {
+        let image = ctx
+            .catalog
+            .lookup(container.image.as_deref().unwrap_or_default());
+        if let Some(since) = self.terminating_since {
+            let sigterm_ignored = image.is_some_and(|i| i.ignores_sigterm);
+            let was_running = c.stop_at.is_none() && matches!(c.state, ContainerState::Running(..));
+            plan_stop(
+                c,
+                container,
+                since,
+                self.grace,
+                sigterm_ignored,
+                ctx.timings,
+            );
+            if was_running {
+                events.push(events::killing(&c.name));
+            }
+        } else if !self.mounted {
+            return None;
+        }
+        let step = Step {
+            uid: &self.uid,
+            pod_ref: &self.pod_ref,
+            spec: container,
+            image,
+            policy,
+            timings: ctx.timings,
+        };
+        advance(c, &step, self.now, events)
     }
 }
 
@@ -393,6 +476,11 @@ fn exit_time(step: &Step<'_>, started: Timestamp) -> Option<(Timestamp, i32)> {
     let image = step.image?;
     let command = step.spec.command.clone().unwrap_or_default();
     let args = step.spec.args.clone().unwrap_or_default();
+    // An image's own entrypoint (a shell, for busybox) given an open stdin
+    // (`kubectl debug -i`, `kubectl run -i`) waits on it rather than exit.
+    if command.is_empty() && args.is_empty() && step.spec.stdin == Some(true) {
+        return None;
+    }
     match process_of(&command, &args, image) {
         Process::Forever => None,
         Process::Exits { after, code } => Some((plus(started, after), code)),

@@ -3,7 +3,7 @@
 
 use super::clock::{backoff, container_id, hex_id, plus};
 use super::images::normalize;
-use super::kubelet::{ContainerState, KubeletContext, PodRuntime, Terminated};
+use super::kubelet::{ContainerRuntime, ContainerState, KubeletContext, PodRuntime, Terminated};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{json, Map, Value};
@@ -116,57 +116,7 @@ pub fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> Value
         if !ready {
             unready.push(c.name.clone());
         }
-        let (state, id, ran) = match &c.state {
-            ContainerState::Creating(_) => (
-                json!({"waiting": {"reason": "ContainerCreating"}}),
-                None,
-                false,
-            ),
-            ContainerState::ErrImagePull(..) => {
-                let full = normalize(&c.image);
-                let msg = format!("rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found");
-                (
-                    json!({"waiting": {"reason": "ErrImagePull", "message": msg}}),
-                    None,
-                    false,
-                )
-            }
-            ContainerState::ImagePullBackOff(..) => {
-                let msg = format!("Back-off pulling image \"{}\"", c.image);
-                (
-                    json!({"waiting": {"reason": "ImagePullBackOff", "message": msg}}),
-                    None,
-                    false,
-                )
-            }
-            ContainerState::Running(started, _) => (
-                json!({"running": {"startedAt": ts(*started)}}),
-                Some(container_id(&rt.uid, &c.name, c.restart_count)),
-                true,
-            ),
-            ContainerState::Exited(t) | ContainerState::Stopped(t) => (
-                json!({"terminated": terminated_json(t)}),
-                Some(t.container_id.clone()),
-                t.reason != "ContainerStatusUnknown",
-            ),
-            ContainerState::CrashLoopBackOff(_) => {
-                let delay = backoff(ctx.timings.crash_backoff, c.restart_count.unsigned_abs());
-                let msg = format!(
-                    "back-off {} restarting failed container={} pod={}_{}({})",
-                    go_duration(delay),
-                    c.name,
-                    pod_name,
-                    namespace,
-                    rt.uid
-                );
-                let id = c.last_terminated.as_ref().map(|t| t.container_id.clone());
-                (
-                    json!({"waiting": {"reason": "CrashLoopBackOff", "message": msg}}),
-                    id,
-                    true,
-                )
-            }
-        };
+        let (state, id, ran) = state_json(c, rt, ctx, &pod_name, &namespace);
         match &c.state {
             ContainerState::Running(..) => running += 1,
             ContainerState::Exited(t) | ContainerState::Stopped(t) => {
@@ -285,6 +235,12 @@ pub fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> Value
     status.insert("podIPs".into(), json!([{"ip": rt.pod_ip}]));
     status.insert("startTime".into(), json!(ts(rt.admitted)));
     status.insert("containerStatuses".into(), Value::Array(statuses));
+    if !rt.ephemeral.is_empty() {
+        status.insert(
+            "ephemeralContainerStatuses".into(),
+            Value::Array(ephemeral_statuses(pod, rt, ctx)),
+        );
+    }
     if let Some(inits) = pod.spec.as_ref().and_then(|s| s.init_containers.as_ref()) {
         let list: Vec<Value> = inits
             .iter()
@@ -308,6 +264,104 @@ pub fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> Value
         status.insert("initContainerStatuses".into(), Value::Array(list));
     }
     Value::Object(status)
+}
+
+/// A container's `state`, its runtime id, and whether it ever ran.
+fn state_json(
+    c: &ContainerRuntime,
+    rt: &PodRuntime,
+    ctx: &KubeletContext<'_>,
+    pod_name: &str,
+    namespace: &str,
+) -> (Value, Option<String>, bool) {
+    match &c.state {
+        ContainerState::Creating(_) => (
+            json!({"waiting": {"reason": "ContainerCreating"}}),
+            None,
+            false,
+        ),
+        ContainerState::ErrImagePull(..) => {
+            let full = normalize(&c.image);
+            let msg = format!("rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found");
+            (
+                json!({"waiting": {"reason": "ErrImagePull", "message": msg}}),
+                None,
+                false,
+            )
+        }
+        ContainerState::ImagePullBackOff(..) => {
+            let msg = format!("Back-off pulling image \"{}\"", c.image);
+            (
+                json!({"waiting": {"reason": "ImagePullBackOff", "message": msg}}),
+                None,
+                false,
+            )
+        }
+        ContainerState::Running(started, _) => (
+            json!({"running": {"startedAt": ts(*started)}}),
+            Some(container_id(&rt.uid, &c.name, c.restart_count)),
+            true,
+        ),
+        ContainerState::Exited(t) | ContainerState::Stopped(t) => (
+            json!({"terminated": terminated_json(t)}),
+            Some(t.container_id.clone()),
+            t.reason != "ContainerStatusUnknown",
+        ),
+        ContainerState::CrashLoopBackOff(_) => {
+            let delay = backoff(ctx.timings.crash_backoff, c.restart_count.unsigned_abs());
+            let msg = format!(
+                "back-off {} restarting failed container={} pod={}_{}({})",
+                go_duration(delay),
+                c.name,
+                pod_name,
+                namespace,
+                rt.uid
+            );
+            let id = c.last_terminated.as_ref().map(|t| t.container_id.clone());
+            (
+                json!({"waiting": {"reason": "CrashLoopBackOff", "message": msg}}),
+                id,
+                true,
+            )
+        }
+    }
+}
+
+/// The ephemeral containers' statuses, sorted by name as the kubelet sorts
+/// them: never ready and without `started` (the prober manager tracks
+/// neither for ephemeral containers), waiting `ContainerCreating` (or
+/// `PodInitializing` in a pod with init containers) until they run.
+fn ephemeral_statuses(pod: &Pod, rt: &PodRuntime, ctx: &KubeletContext<'_>) -> Vec<Value> {
+    let pod_name = pod.metadata.name.clone().unwrap_or_default();
+    let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+    let has_init = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.init_containers.as_ref())
+        .is_some_and(|i| !i.is_empty());
+    let mut list: Vec<&ContainerRuntime> = rt.ephemeral.iter().collect();
+    list.sort_by(|a, b| a.name.cmp(&b.name));
+    list.into_iter()
+        .map(|c| {
+            let (mut state, id, ran) = state_json(c, rt, ctx, &pod_name, &namespace);
+            if has_init && matches!(c.state, ContainerState::Creating(_)) {
+                state = json!({"waiting": {"reason": "PodInitializing"}});
+            }
+            let mut s = json!({
+                "name": c.name,
+                "image": normalize(&c.image),
+                "imageID": if ran { image_id(&c.image) } else { String::new() },
+                "ready": false,
+                "restartCount": c.restart_count,
+                "state": state,
+                "lastState": {},
+            });
+            if let Some(id) = id.filter(|i| !i.is_empty()) {
+                s["containerID"] = json!(id);
+            }
+            s
+        })
+        .collect()
 }
 
 fn condition(

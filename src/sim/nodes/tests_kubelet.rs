@@ -436,3 +436,70 @@ fn containers_wait_for_their_volumes() {
     run.at(8.0);
     assert_eq!(run.container()["ready"], true);
 }
+
+/// `kubectl debug`: an ephemeral container added to a running pod is
+/// pulled and started, reported in `ephemeralContainerStatuses` (never
+/// ready, no `started`), and changes neither the phase nor readiness; one
+/// whose process exits stays terminated (ephemeral containers are never
+/// restarted); both stop when the pod is deleted.
+#[test]
+fn ephemeral_containers_run_once_beside_the_pod() {
+    let mut run = Run::new(pod(
+        json!([{"name": "app", "image": "registry.k8s.io/pause:3.10"}]),
+    ));
+    run.at(3.0);
+    assert_eq!(run.condition("Ready")["status"], "True");
+    run.pod["spec"]["ephemeralContainers"] = json!([
+        {"name": "debugger", "image": "busybox:1.36", "stdin": true, "tty": true},
+        {"name": "check", "image": "busybox:1.36", "command": ["true"]}
+    ]);
+    run.at(4.0);
+    let statuses = run.pod["status"]["ephemeralContainerStatuses"].clone();
+    assert_eq!(statuses[0]["name"], "check", "sorted by name");
+    assert_eq!(
+        statuses[1]["state"],
+        json!({"waiting": {"reason": "ContainerCreating"}})
+    );
+    assert_eq!(statuses[1]["imageID"], "");
+    run.at(6.5);
+    let statuses = run.pod["status"]["ephemeralContainerStatuses"].clone();
+    let debugger = &statuses[1];
+    assert!(
+        debugger["state"]["running"]["startedAt"].is_string(),
+        "{debugger}"
+    );
+    assert_eq!(
+        (debugger["ready"].clone(), debugger.get("started")),
+        (json!(false), None)
+    );
+    assert!(debugger["containerID"]
+        .as_str()
+        .is_some_and(|i| i.starts_with("containerd://")));
+    assert_eq!(statuses[0]["state"]["terminated"]["exitCode"], 0);
+    assert_eq!(run.pod["status"]["phase"], "Running");
+    assert_eq!(
+        run.condition("Ready")["status"],
+        "True",
+        "ephemeral containers are not counted"
+    );
+    run.at(60.0);
+    let statuses = run.pod["status"]["ephemeralContainerStatuses"].clone();
+    assert_eq!(statuses[0]["restartCount"], 0, "never restarted");
+    assert!(statuses[0]["state"]["terminated"].is_object());
+    assert!(statuses[1]["state"]["running"].is_object());
+    run.pod["metadata"]["deletionTimestamp"] = json!("2026-11-22T01:01:00Z");
+    run.pod["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    let mut removed = false;
+    for t in 61..100 {
+        if run.at(f64::from(t)).remove {
+            removed = true;
+            break;
+        }
+    }
+    assert!(
+        removed,
+        "the pod is removed once its ephemeral containers stopped too"
+    );
+    let statuses = run.pod["status"]["ephemeralContainerStatuses"].clone();
+    assert!(statuses[1]["state"]["terminated"].is_object(), "{statuses}");
+}

@@ -504,7 +504,8 @@ async fn kubectl_explain_reads_the_published_schemas_with(k: &Kubectl) {
 #[tokio::test]
 async fn kubectl_debug_adds_an_ephemeral_container() {
     for bin in kubectl_paths() {
-        let c = cluster().await;
+        // The node simulator runs, so the kubelet reports what it ran.
+        let c = super::cluster_with(crate::sim::ClusterConfig::default()).await;
         let k = Kubectl::new(&c, bin);
         let pod = k.file(
             "pod.yaml",
@@ -533,6 +534,19 @@ async fn kubectl_debug_adds_an_ephemeral_container() {
         // The same name again is refused as upstream refuses it.
         let err = k.fail(&["debug", "p", "--image=alpine", "-c", "app"]).await;
         assert!(err.contains("Duplicate value: \"app\""), "{err}");
+        // The kubelet runs it: busybox's shell, with no stdin, exits at once.
+        k.run(&["debug", "p", "--image=busybox:1.36", "-c", "probe"])
+            .await;
+        let path = r#"jsonpath={.status.ephemeralContainerStatuses[?(@.name=="probe")].state.terminated.reason}"#;
+        let mut reason = String::new();
+        for _ in 0..100 {
+            reason = k.run(&["get", "pod", "p", "-o", path]).await;
+            if !reason.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(reason, "Completed");
         c.shutdown().await;
     }
 }
