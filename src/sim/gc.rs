@@ -290,6 +290,7 @@ fn collect_pass(store: &Store) -> usize {
     let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
     let objects = relevant_objects(store, &served);
     let mut actions = plan(&objects);
+    actions.extend(storage_releases(store));
     for (k, _) in &objects {
         if !served.contains(&k.gr) {
             actions.push(GcAction::Delete(k.clone(), Propagation::Background));
@@ -306,6 +307,34 @@ fn collect_pass(store: &Store) -> usize {
         })
         .count();
     restored + actions.iter().filter(|a| perform(store, &infos, a)).count()
+}
+
+/// What the pvc-protection and pv-protection controllers release now
+/// (read only when some claim or volume is being deleted).
+fn storage_releases(store: &Store) -> Vec<GcAction> {
+    use super::storage_protection::{releases, PVC_PROTECTION, PV_PROTECTION};
+    store.with_objects(|objects| {
+        let waiting = objects.iter().any(|(k, o)| {
+            k.gr.group.is_empty()
+                && matches!(
+                    k.gr.resource.as_str(),
+                    "persistentvolumeclaims" | "persistentvolumes"
+                )
+                && deleting(o)
+                && (has_finalizer(o, PVC_PROTECTION) || has_finalizer(o, PV_PROTECTION))
+        });
+        if !waiting {
+            return Vec::new();
+        }
+        let storage = objects.iter().filter(|(k, _)| {
+            k.gr.group.is_empty()
+                && matches!(
+                    k.gr.resource.as_str(),
+                    "persistentvolumeclaims" | "persistentvolumes" | "pods"
+                )
+        });
+        releases(storage.map(|(k, o)| (k, o.as_ref())))
+    })
 }
 
 /// Whether a committed change can give the collector work: a deletion, an

@@ -68,6 +68,7 @@ pub mod selector;
 pub mod stale;
 pub mod status;
 pub mod storage_class;
+pub mod storage_protection;
 pub mod store;
 pub mod structural;
 pub mod typed;

@@ -278,6 +278,9 @@ pub fn ephemeral_update_errors(
 /// Applies defaults and the strategy's field dropping to `req.object` in
 /// place, then validates it. Resources without rules pass unchanged.
 pub fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {
+    if req.operation == Operation::Create && req.group.is_empty() {
+        crate::sim::storage_protection::admit_create(req.resource, req.object);
+    }
     let errors = match (req.group, req.resource) {
         ("apps", "statefulsets") => statefulset::admit(req),
         ("", "pods") => pod::admit(req),

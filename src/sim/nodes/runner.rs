@@ -297,8 +297,23 @@ impl Sim {
                 }
                 self.claim_seen.remove(&uid);
                 self.claims_done.remove(&uid);
-                // Reclaim policy Delete: the provisioned volume goes with its claim.
+                // Reclaim policy Delete: the provisioned volume goes with its
+                // claim, first `Released` (as the PV controller marks it), so
+                // the pv-protection controller lets it go.
                 let api: Api<PersistentVolume> = Api::all(self.client.clone());
+                let released = Patch::Merge(serde_json::json!({"status": {"phase": "Released"}}));
+                if let Err(e) = api
+                    .patch_status(
+                        &volumes::volume_name(&c),
+                        &PatchParams::default(),
+                        &released,
+                    )
+                    .await
+                {
+                    if !matches!(&e, kube::Error::Api(a) if a.code == 404) {
+                        tracing::warn!("node simulator: releasing volume: {e}");
+                    }
+                }
                 match api
                     .delete(&volumes::volume_name(&c), &DeleteParams::default())
                     .await

@@ -293,6 +293,16 @@ async fn a_claim_binds_and_its_pod_starts() {
         .delete("data", &DeleteParams::default())
         .await
         .unwrap();
+    // kubernetes.io/pvc-protection holds the claim while pod "user" uses it.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let held = claims.get("data").await.unwrap();
+    assert!(held.metadata.deletion_timestamp.is_some());
+    assert_eq!(
+        held.metadata.finalizers,
+        Some(vec!["kubernetes.io/pvc-protection".to_string()])
+    );
+    assert!(pvs.get(&format!("pvc-{uid}")).await.is_ok(), "still there");
+    pods.delete("user", &DeleteParams::default()).await.unwrap();
     let gone = tokio::time::timeout(
         WAIT,
         await_condition(
@@ -302,7 +312,10 @@ async fn a_claim_binds_and_its_pod_starts() {
         ),
     )
     .await;
-    assert!(gone.is_ok(), "the volume is reclaimed with its claim");
+    assert!(
+        gone.is_ok(),
+        "the volume is reclaimed with its claim once the pod is gone"
+    );
     cluster.shutdown().await;
 }
 
