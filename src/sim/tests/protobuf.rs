@@ -175,6 +175,20 @@ async fn a_protobuf_client_creates_reads_lists_watches_and_deletes() {
         .collect();
     assert!(names.contains(&"cm"), "{names:?}");
 
+    // client-go's metadata client (the garbage collector's informers).
+    let meta_accept = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+    let mh = [("Authorization", token.as_str()), ("Accept", meta_accept)];
+    let metas = object(&request(&c, "GET", path, &mh, b"").await);
+    assert_eq!(metas["kind"], "PartialObjectMetadataList");
+    let item = metas["items"]
+        .as_array()
+        .and_then(|i| i.iter().find(|o| o["metadata"]["name"] == "cm"))
+        .cloned()
+        .expect("cm");
+    // Protobuf carries no kind per item (TypeMeta is not in the message).
+    assert!(item.get("data").is_none(), "metadata only: {item}");
+    assert!(item["metadata"]["uid"].is_string());
+
     // A watch from the create: the update, in protobuf frames.
     let w = request(
         &c,
