@@ -16,7 +16,7 @@ use super::events::PodEvent;
 /// The predicate's name, the rejected pod's `status.reason`.
 pub const REASON: &str = "NodePorts";
 /// The nodeports plugin's reason text.
-const DESCRIPTION: &str = "node(s) didn't have free ports for the requested pod ports";
+pub const DESCRIPTION: &str = "node(s) didn't have free ports for the requested pod ports";
 
 /// One host port a pod asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,8 @@ impl HostPort {
         })
     }
 
-    fn conflicts(&self, other: &HostPort) -> bool {
+    /// Whether the two cannot both be held on one node.
+    pub fn conflicts(&self, other: &HostPort) -> bool {
         self.port == other.port
             && self.protocol == other.protocol
             && (self.ip == other.ip || self.ip == "0.0.0.0" || other.ip == "0.0.0.0")
@@ -77,15 +78,19 @@ pub fn admits<'p>(pod: &Pod, admitted: impl IntoIterator<Item = &'p Pod>) -> boo
     if wanted.is_empty() {
         return true;
     }
-    let held: Vec<HostPort> = admitted
-        .into_iter()
+    let held = held_ports(admitted);
+    !wanted.iter().any(|w| held.iter().any(|h| w.conflicts(h)))
+}
+
+/// The host ports these pods hold (a pod that ended holds none).
+pub fn held_ports<'p>(pods: impl IntoIterator<Item = &'p Pod>) -> Vec<HostPort> {
+    pods.into_iter()
         .filter(|p| {
             let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
             !matches!(phase, Some("Failed" | "Succeeded"))
         })
         .flat_map(host_ports)
-        .collect();
-    !wanted.iter().any(|w| held.iter().any(|h| w.conflicts(h)))
+        .collect()
 }
 
 /// The predicate's error text.

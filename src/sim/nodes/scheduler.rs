@@ -5,6 +5,8 @@ use super::super::admission::quantity::{self, milli_of};
 use k8s_openapi::api::core::v1::{Node, PersistentVolumeClaim, Pod};
 use std::collections::BTreeMap;
 
+use super::admission::HostPort;
+
 /// Requested or allocatable resources: cpu in millicores, memory in
 /// thousandths of a byte (milli-units, like `MilliValue`), and pod slots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,9 +212,14 @@ pub fn claims_ready(
 /// Picks a node for a pod needing `request`, given what is already used on
 /// each node. The least allocated (by CPU, then memory fraction) wins, ties
 /// by name. `Err` carries the scheduler's FailedScheduling message.
-pub fn place(
+/// A node where another pod holds one of the host ports `wanted` is
+/// filtered out by the NodePorts plugin (after NodeAffinity, before
+/// NodeResourcesFit), which preemption could help.
+pub fn place_with_ports(
     request: &Resources,
     node_selector: &BTreeMap<String, String>,
+    wanted: &[HostPort],
+    held: &BTreeMap<String, Vec<HostPort>>,
     nodes: &[NodeInfo],
     used: &BTreeMap<String, Resources>,
 ) -> Result<String, String> {
@@ -240,6 +247,12 @@ pub fn place(
             .any(|(k, v)| node.labels.get(k) != Some(v))
         {
             reasons.push("node(s) didn't match Pod's node affinity/selector");
+        } else if held
+            .get(&node.name)
+            .is_some_and(|h| wanted.iter().any(|w| h.iter().any(|x| w.conflicts(x))))
+        {
+            resource_only = true;
+            reasons.push(super::admission::DESCRIPTION);
         } else {
             resource_only = true;
             if u.pods + 1 > a.pods {

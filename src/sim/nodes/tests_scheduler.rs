@@ -24,6 +24,50 @@ fn pod(v: serde_json::Value) -> Pod {
     serde_json::from_value(v).unwrap()
 }
 
+/// A pod that asks for no host port.
+fn place(
+    request: &Resources,
+    node_selector: &BTreeMap<String, String>,
+    nodes: &[NodeInfo],
+    used: &BTreeMap<String, Resources>,
+) -> Result<String, String> {
+    place_with_ports(request, node_selector, &[], &BTreeMap::new(), nodes, used)
+}
+
+/// The NodePorts filter: a node where the port is held is passed over; with
+/// none left the message is the plugin's, and preemption is considered.
+#[test]
+fn a_node_holding_the_host_port_is_filtered_out() {
+    use super::admission::host_ports;
+    let with_port = |port: i32| {
+        pod(json!({"metadata": {"name": "p"}, "spec": {"containers": [
+            {"name": "a", "ports": [{"containerPort": 80, "hostPort": port}]}]}}))
+    };
+    let wanted = host_ports(&with_port(21017));
+    let nodes = vec![node("kind-worker", 4000), node("kind-worker2", 4000)];
+    let held = BTreeMap::from([("kind-worker".to_string(), host_ports(&with_port(21017)))]);
+    let req = pod_requests(&with_port(21017));
+    let (none, unused) = (BTreeMap::new(), BTreeMap::new());
+    assert_eq!(
+        place_with_ports(&req, &none, &wanted, &held, &nodes, &unused).unwrap(),
+        "kind-worker2"
+    );
+    let both = BTreeMap::from([
+        ("kind-worker".to_string(), host_ports(&with_port(21017))),
+        ("kind-worker2".to_string(), host_ports(&with_port(21017))),
+    ]);
+    assert_eq!(
+        place_with_ports(&req, &none, &wanted, &both, &nodes, &unused).unwrap_err(),
+        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. \
+         preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    );
+    let other = BTreeMap::from([("kind-worker".to_string(), host_ports(&with_port(21018)))]);
+    assert_eq!(
+        place_with_ports(&req, &none, &wanted, &other, &nodes[..1], &unused).unwrap(),
+        "kind-worker"
+    );
+}
+
 #[test]
 fn requests_sum_containers_and_take_the_largest_init() {
     let p = pod(json!({"metadata": {"name": "p"}, "spec": {

@@ -46,6 +46,8 @@ impl Sim {
         }
         pending.sort();
         let nodes: Vec<NodeInfo> = self.nodes.values().cloned().collect();
+        // The host ports held per node, read once a pending pod asks for one.
+        let mut held: Option<BTreeMap<String, Vec<admission::HostPort>>> = None;
         for (_, _, key) in pending {
             let Some(uid) = self.pods.get(&key).map(uid_of) else {
                 continue;
@@ -84,8 +86,18 @@ impl Sim {
                 .as_ref()
                 .and_then(|s| s.node_selector.clone())
                 .unwrap_or_default();
-            match scheduler::place(&request, &selector, &nodes, &used) {
+            let wanted = admission::host_ports(&pod);
+            if !wanted.is_empty() && held.is_none() {
+                held = Some(self.held_ports());
+            }
+            let no_ports = BTreeMap::new();
+            let held_now = held.as_ref().unwrap_or(&no_ports);
+            match scheduler::place_with_ports(&request, &selector, &wanted, held_now, &nodes, &used)
+            {
                 Ok(node) => {
+                    if let Some(h) = held.as_mut() {
+                        h.entry(node.clone()).or_default().extend(wanted);
+                    }
                     self.bind(&pod, &node);
                     let u = used.entry(node.clone()).or_default();
                     *u = *u + request;
@@ -99,6 +111,22 @@ impl Sim {
 
     /// Binds `pod` to `node` and records the Scheduled event once bound;
     /// the pod counts as bound (assumed) until the binding fails.
+    /// The host ports held on each node: by the pods bound to it, and by
+    /// those this scheduler bound whose binding has not come back yet.
+    fn held_ports(&self) -> BTreeMap<String, Vec<admission::HostPort>> {
+        let mut held: BTreeMap<String, Vec<admission::HostPort>> = BTreeMap::new();
+        for pod in self.pods.values() {
+            let bound = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+            let node = bound.or_else(|| self.assumed.get(&uid_of(pod)).map(|(n, _)| n.clone()));
+            if let Some(node) = node {
+                held.entry(node)
+                    .or_default()
+                    .extend(admission::held_ports([pod]));
+            }
+        }
+        held
+    }
+
     fn bind(&mut self, pod: &Pod, node: &str) {
         let (ns, name) = key_of(pod);
         let uid = uid_of(pod);
