@@ -219,11 +219,39 @@ fn layout(
             ],
         ),
         ("", "nodes") => {
+            // printNode (pkg/printers/internalversion/printers.go): the
+            // Ready condition, "SchedulingDisabled" for a cordoned node,
+            // and the roles its node-role.kubernetes.io/ labels name.
             let ready = o["status"]["conditions"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True");
+                .find(|c| c["type"] == "Ready");
+            let mut status = vec![match ready {
+                Some(c) if c["status"] == "True" => "Ready",
+                Some(_) => "NotReady",
+                None => "Unknown",
+            }];
+            if o["spec"]["unschedulable"] == true {
+                status.push("SchedulingDisabled");
+            }
+            let mut roles: Vec<&str> = o["metadata"]["labels"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+                    Some(role) if !role.is_empty() => Some(role),
+                    _ if k == "kubernetes.io/role" => v.as_str().filter(|r| !r.is_empty()),
+                    _ => None,
+                })
+                .collect();
+            roles.sort_unstable();
+            roles.dedup();
+            let roles = if roles.is_empty() {
+                "<none>".to_string()
+            } else {
+                roles.join(",")
+            };
             (
                 vec![
                     ("Name", "string", 0),
@@ -234,8 +262,8 @@ fn layout(
                 ],
                 vec![
                     name,
-                    json!(if ready { "Ready" } else { "NotReady" }),
-                    json!("<none>"),
+                    json!(status.join(",")),
+                    json!(roles),
                     created,
                     json!(s(&o["status"]["nodeInfo"]["kubeletVersion"])),
                 ],
@@ -352,6 +380,26 @@ mod tests {
         assert_eq!(human_duration(600), "10m");
         assert_eq!(human_duration(4 * 3600 + 60), "4h1m");
         assert_eq!(human_duration(3 * 86400), "3d");
+    }
+
+    #[test]
+    fn node_rows_show_cordoned_nodes_and_roles_as_kubectl_prints_them() {
+        let info = builtins()
+            .into_iter()
+            .find(|r| r.plural == "nodes")
+            .unwrap();
+        let n = json!({"metadata": {"name": "kind-worker", "labels": {"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/infra": ""}},
+            "spec": {"unschedulable": true},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.37.0"}}});
+        let cells = &table(&info, std::slice::from_ref(&n), json!({}), "None")["rows"][0]["cells"];
+        assert_eq!(cells[1], "Ready,SchedulingDisabled");
+        assert_eq!(cells[2], "control-plane,infra");
+        let bare = json!({"metadata": {"name": "n"}, "status": {}});
+        let cells = &table(&info, &[bare], json!({}), "None")["rows"][0]["cells"];
+        assert_eq!(
+            (cells[1].clone(), cells[2].clone()),
+            (json!("Unknown"), json!("<none>"))
+        );
     }
 
     #[test]
