@@ -14,25 +14,10 @@ pub fn ts(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Go's `time.Duration.String()` for the durations the kubelet prints.
+/// Go's `time.Duration.String()` for the durations the kubelet prints
+/// (the one rendering the protobuf transcoder uses for metav1.Duration).
 pub fn go_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms == 0 {
-        return "0s".into();
-    }
-    if ms < 1000 {
-        return format!("{ms}ms");
-    }
-    let secs = d.as_secs_f64();
-    let minutes = (secs / 60.0).floor() as u64;
-    let rest = secs - (minutes as f64) * 60.0;
-    let rest = format!("{rest:.3}");
-    let rest = rest.trim_end_matches('0').trim_end_matches('.');
-    if minutes == 0 {
-        format!("{rest}s")
-    } else {
-        format!("{minutes}m{rest}s")
-    }
+    crate::sim::proto::to_json::go_duration(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// `<repository>@sha256:<digest>` for an image reference.
