@@ -20,6 +20,23 @@ where
     api.create(&PostParams::default(), &obj).await.unwrap()
 }
 
+/// A cluster without the node simulator, a client of it, and namespace `ns`.
+async fn cluster_with_namespace(cfg: ClusterConfig, ns: &str) -> (EmbeddedCluster, kube::Client) {
+    let cluster = EmbeddedCluster::start(ClusterConfig {
+        run_nodes: false,
+        ..cfg
+    })
+    .await
+    .unwrap();
+    let client = cluster.client().await.unwrap();
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
+    (cluster, client)
+}
+
 fn pod(name: &str) -> serde_json::Value {
     json!({"metadata": {"name": name, "labels": {"controller-revision-hash": "web-1"}},
         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}})
@@ -27,18 +44,7 @@ fn pod(name: &str) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn records_initial_list_live_changes_and_waits_on_events() {
-    let cluster = EmbeddedCluster::start(ClusterConfig {
-        run_nodes: false,
-        ..ClusterConfig::default()
-    })
-    .await
-    .unwrap();
-    let client = cluster.client().await.unwrap();
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "rec"}})).unwrap();
-    Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &ns)
-        .await
-        .unwrap();
+    let (cluster, client) = cluster_with_namespace(ClusterConfig::default(), "rec").await;
     let _: PersistentVolumeClaim = create(
         &client,
         "rec",
@@ -121,19 +127,14 @@ async fn records_initial_list_live_changes_and_waits_on_events() {
 async fn a_relist_after_410_infers_deletions_and_invents_nothing() {
     use crate::sim::faults::{FaultAction, FaultRule};
     use k8s_openapi::api::core::v1::ConfigMap;
-    let cluster = EmbeddedCluster::start(ClusterConfig {
-        run_nodes: false,
-        watch_window: 3,
-        ..ClusterConfig::default()
-    })
-    .await
-    .unwrap();
-    let client = cluster.client().await.unwrap();
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "relist"}})).unwrap();
-    Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &ns)
-        .await
-        .unwrap();
+    let (cluster, client) = cluster_with_namespace(
+        ClusterConfig {
+            watch_window: 3,
+            ..ClusterConfig::default()
+        },
+        "relist",
+    )
+    .await;
     let _: Pod = create(&client, "relist", pod("web-0")).await;
     let _: Pod = create(&client, "relist", pod("web-1")).await;
     let rec = Recorder::start_with(
@@ -192,18 +193,7 @@ async fn a_relist_after_410_infers_deletions_and_invents_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catch_up_returns_once_every_kind_delivered_the_objects_as_they_are() {
-    let cluster = EmbeddedCluster::start(ClusterConfig {
-        run_nodes: false,
-        ..ClusterConfig::default()
-    })
-    .await
-    .unwrap();
-    let client = cluster.client().await.unwrap();
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "up"}})).unwrap();
-    Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &ns)
-        .await
-        .unwrap();
+    let (_cluster, client) = cluster_with_namespace(ClusterConfig::default(), "up").await;
     let rec = Recorder::start(client.clone(), "up", SetKind::default())
         .await
         .unwrap();

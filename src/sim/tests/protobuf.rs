@@ -120,17 +120,23 @@ fn frames(mut b: &[u8]) -> Vec<(String, Value)> {
     out
 }
 
+/// The headers of a client configured for protobuf (bodies in protobuf,
+/// protobuf answers first), authorized by `token` (`Bearer ...`).
+fn protobuf_client(token: &str) -> [(&str, &str); 3] {
+    [
+        ("Authorization", token),
+        ("Content-Type", PB),
+        ("Accept", ACCEPT),
+    ]
+}
+
 /// A client configured for protobuf, as kube-controller-manager is: every
 /// answer comes back in protobuf and reads back into what was written.
 #[tokio::test]
 async fn a_protobuf_client_creates_reads_lists_watches_and_deletes() {
     let c = cluster().await;
     let token = format!("Bearer {}", c.token());
-    let h = [
-        ("Authorization", token.as_str()),
-        ("Content-Type", PB),
-        ("Accept", ACCEPT),
-    ];
+    let h = protobuf_client(&token);
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "cm", "labels": {"app": "web"}}, "data": {"a": "b"}});
     let body = proto::encode(&cm).expect("encodes");
@@ -263,11 +269,7 @@ async fn a_protobuf_client_creates_reads_lists_watches_and_deletes() {
 async fn protobuf_bodies_it_cannot_read_are_refused_with_the_reason() {
     let c = cluster().await;
     let token = format!("Bearer {}", c.token());
-    let h = [
-        ("Authorization", token.as_str()),
-        ("Content-Type", PB),
-        ("Accept", ACCEPT),
-    ];
+    let h = protobuf_client(&token);
     let path = "/api/v1/namespaces/default/configmaps";
     let custom = proto::wrap("example.com/v1", "Widget", b"");
     let r = request(&c, "POST", path, &h, &custom).await;
