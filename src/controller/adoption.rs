@@ -249,9 +249,9 @@ where
     /// upstream does.
     async fn apply(
         &self,
-        objects: Vec<K>,
+        objects: Vec<std::sync::Arc<K>>,
         claims: &[Claim],
-    ) -> Result<Vec<K>, super::run::SyncError> {
+    ) -> Result<Vec<std::sync::Arc<K>>, super::run::SyncError> {
         use kube::api::{Patch, PatchParams};
         let mut kept = Vec::new();
         for (obj, claim) in objects.into_iter().zip(claims) {
@@ -282,7 +282,7 @@ where
                 .patch(&name, &PatchParams::default(), &Patch::Strategic(patch))
                 .await
             {
-                Ok(patched) if *claim == Claim::Adopt => kept.push(patched),
+                Ok(patched) if *claim == Claim::Adopt => kept.push(std::sync::Arc::new(patched)),
                 Ok(_) => {}
                 Err(kube::Error::Api(e))
                     if e.code == 404 || (e.code == 422 && *claim == Claim::Release) => {}

@@ -10,6 +10,7 @@
 //! [`plan`]: super::plan::plan
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
@@ -300,7 +301,7 @@ fn is_recreate(set: &StatefulSet) -> bool {
 pub fn distort_input(
     defect: Defect,
     set: &mut StatefulSet,
-    pods_seen: &mut Vec<Pod>,
+    pods_seen: &mut Vec<Arc<Pod>>,
     gates: &mut ControllerGates,
 ) {
     let update_revision = set
@@ -326,7 +327,7 @@ pub fn distort_input(
             if recreate {
                 for p in pods_seen.iter_mut() {
                     if pods::is_terminating(p) && pods::pod_revision(p) != update_revision {
-                        p.metadata.deletion_timestamp = None;
+                        Arc::make_mut(p).metadata.deletion_timestamp = None;
                     }
                 }
             }
@@ -380,7 +381,7 @@ pub fn distort_input(
                     .any(|p| pods::pod_revision(p) != update_revision)
             {
                 for p in pods_seen.iter_mut() {
-                    mark_old(p);
+                    mark_old(Arc::make_mut(p));
                 }
             }
         }
@@ -391,7 +392,7 @@ pub fn distort_input(
                         && !pods::is_terminating(p)
                         && once_ready::went_unready(p)
                     {
-                        mark_old(p);
+                        mark_old(Arc::make_mut(p));
                     }
                 }
             }
@@ -412,7 +413,7 @@ pub fn distort_input(
             for p in pods_seen.iter_mut().filter(|p| {
                 enforced && pods::pod_revision(p) == update_revision && !pods::is_terminating(p)
             }) {
-                look_ready(p);
+                look_ready(Arc::make_mut(p));
             }
         }
         // Changes how the watches list (see `run::watcher_config`).
@@ -555,7 +556,7 @@ mod once_ready {
 }
 
 /// Distorts what the controller does.
-pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &StatefulSet) {
+pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set: &StatefulSet) {
     let observed: Option<&StatefulSetStatus> = set.status.as_ref();
     match defect {
         Defect::RecreateStartedOncePerSet => {
@@ -580,7 +581,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
             }
         }
         Defect::OneAtATimeRecreate => {
-            let mut allowed = !pods_seen.iter().any(pods::is_terminating);
+            let mut allowed = !pods_seen.iter().any(|p| pods::is_terminating(p));
             plan.actions.retain(|a| match a {
                 Action::DeletePod {
                     reason: DeleteReason::Recreate,
@@ -730,7 +731,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
                 } if ordered => pods_seen
                     .iter()
                     .find(|p| p.metadata.name.as_deref() == Some(name.as_str()))
-                    .is_none_or(pods::is_running_and_ready),
+                    .is_none_or(|p| pods::is_running_and_ready(p)),
                 _ => true,
             });
         }
@@ -764,7 +765,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Pod], set: &St
 pub fn forget_foreign_owners(
     claims: &mut [PersistentVolumeClaim],
     set_uid: &str,
-    pods_seen: &[Pod],
+    pods_seen: &[Arc<Pod>],
 ) {
     for c in claims {
         if let Some(refs) = c.metadata.owner_references.as_mut() {
@@ -841,7 +842,7 @@ mod resume {
 
     /// Notes a sync; on the first one of this set by this start, remembers
     /// the pods seen running.
-    pub fn note_sync(set: &StatefulSet, pods_seen: &[Pod]) {
+    pub fn note_sync(set: &StatefulSet, pods_seen: &[std::sync::Arc<Pod>]) {
         let Some(task) = tokio::task::try_id() else {
             return;
         };

@@ -89,7 +89,7 @@ const BUCKETS: [f64; 8] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0];
 pub fn gauges_of(
     plan: &super::plan::Plan,
     set: &k8s_openapi::api::apps::v1::StatefulSet,
-    pods: &[k8s_openapi::api::core::v1::Pod],
+    pods: &[std::sync::Arc<k8s_openapi::api::core::v1::Pod>],
     now: jiff::Timestamp,
 ) -> Option<SetGauges> {
     use super::pods as p;

@@ -466,8 +466,11 @@ async fn sync_fresh(
         ctx.opts.resource.api_version.as_str(),
         ctx.opts.resource.kind.as_str(),
     );
-    for p in pods.iter_mut() {
-        vendor::retarget(&mut p.metadata, &uid, kind, vendor::APPS_V1);
+    if kind != vendor::APPS_V1 {
+        // Copied out of the cache only here (another kind than apps/v1's).
+        for p in pods.iter_mut() {
+            vendor::retarget(&mut Arc::make_mut(p).metadata, &uid, kind, vendor::APPS_V1);
+        }
     }
     let mut claims = claims;
     for c in claims.iter_mut() {
@@ -483,7 +486,7 @@ async fn sync_fresh(
             c.metadata.deletion_timestamp = None;
         }
     }
-    let mut revisions = revisions;
+    let mut revisions: Vec<_> = revisions.into_iter().map(Arc::unwrap_or_clone).collect();
     for r in revisions.iter_mut() {
         vendor::retarget(&mut r.metadata, &uid, kind, vendor::APPS_V1);
     }

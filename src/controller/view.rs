@@ -2,6 +2,8 @@
 //! the claims of its namespace, taken from the watch caches, or read
 //! consistently from the apiserver when a cache stays behind.
 
+use std::sync::Arc;
+
 use k8s_openapi::api::apps::v1::ControllerRevision;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
@@ -16,12 +18,14 @@ use super::execute::ActionError;
 /// The objects a sync decides on, besides the set.
 pub struct View {
     /// The set's pods (controlled by it), and until [`super::adoption::claim`]
-    /// ran, the namespace's orphans too.
-    pub pods: Vec<Pod>,
+    /// ran, the namespace's orphans too: shared with the watch cache, so a
+    /// sync of a 1,000-pod set copies no pod (a change copies one first,
+    /// `Arc::make_mut`).
+    pub pods: Vec<Arc<Pod>>,
     /// The claims in the set's namespace.
     pub claims: Vec<PersistentVolumeClaim>,
     /// The set's revisions (controlled by it), and orphans as for pods.
-    pub revisions: Vec<ControllerRevision>,
+    pub revisions: Vec<Arc<ControllerRevision>>,
 }
 
 /// Whether `refs` name the object with `uid` as controller.
@@ -76,14 +80,14 @@ impl View {
     ) -> View {
         let keep = Keep::of(set);
         View {
-            pods: pods.filter(|p| keep.owned(p)).collect(),
+            pods: pods.filter(|p| keep.owned(p)).map(Arc::new).collect(),
             claims: claims.filter(|c| keep.here(c)).collect(),
-            revisions: revisions.filter(|r| keep.owned(r)).collect(),
+            revisions: revisions.filter(|r| keep.owned(r)).map(Arc::new).collect(),
         }
     }
 
-    /// The set's objects as the caches hold them (only those kept are
-    /// copied out of the caches).
+    /// The set's objects as the caches hold them: pods and revisions
+    /// shared with the caches, claims (which a sync may change) copied.
     pub fn cached(
         set: &DynamicObject,
         pods: &Store<Pod>,
@@ -91,22 +95,20 @@ impl View {
         revisions: &Store<ControllerRevision>,
     ) -> View {
         let keep = Keep::of(set);
-        fn copy<K>(store: &Store<K>, keep: impl Fn(&K) -> bool) -> Vec<K>
+        fn share<K>(store: &Store<K>, keep: impl Fn(&K) -> bool) -> Vec<Arc<K>>
         where
             K: kube::Resource + Clone + 'static,
             K::DynamicType: Eq + std::hash::Hash + Clone,
         {
-            store
-                .state()
-                .iter()
-                .filter(|o| keep(o.as_ref()))
-                .map(|o| o.as_ref().clone())
-                .collect()
+            store.state().into_iter().filter(|o| keep(o)).collect()
         }
         View {
-            pods: copy(pods, |p| keep.owned(p)),
-            claims: copy(claims, |c| keep.here(c)),
-            revisions: copy(revisions, |r| keep.owned(r)),
+            pods: share(pods, |p| keep.owned(p)),
+            claims: share(claims, |c| keep.here(c))
+                .into_iter()
+                .map(Arc::unwrap_or_clone)
+                .collect(),
+            revisions: share(revisions, |r| keep.owned(r)),
         }
     }
 

@@ -43,7 +43,7 @@ pub(crate) fn now() -> Timestamp {
 pub(crate) struct World {
     pub(crate) raw: Value,
     pub(crate) set: StatefulSet,
-    pub(crate) pods: Vec<Pod>,
+    pub(crate) pods: Vec<std::sync::Arc<Pod>>,
     pub(crate) claims: Vec<PersistentVolumeClaim>,
     pub(crate) revisions: Vec<ControllerRevision>,
     pub(crate) now: Timestamp,
@@ -192,8 +192,9 @@ impl World {
 
     /// Adds pod `web-<ordinal>` at `revision` in `state`.
     pub(crate) fn pod(mut self, ordinal: i32, revision: &str, state: State) -> Self {
-        self.pods
-            .push(make_pod(&self.set, ordinal, revision, state, self.now));
+        self.pods.push(std::sync::Arc::new(make_pod(
+            &self.set, ordinal, revision, state, self.now,
+        )));
         self
     }
 

@@ -188,6 +188,7 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
     let members: Vec<&Pod> = obs
         .pods
         .iter()
+        .map(AsRef::as_ref)
         .filter(|p| pods::is_member(&name, p))
         .collect();
     let enforced_partition = match strategy {

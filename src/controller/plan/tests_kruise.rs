@@ -17,7 +17,7 @@ fn rollout(world: World) -> World {
 }
 
 fn label(mut world: World, ordinal: usize, key: &str, value: &str) -> World {
-    world.pods[ordinal]
+    std::sync::Arc::make_mut(&mut world.pods[ordinal])
         .metadata
         .labels
         .get_or_insert_with(Default::default)

@@ -211,7 +211,7 @@ fn retention_when_scaled_delete_hands_condemned_claims_to_their_pod() {
 #[test]
 fn drifted_identity_is_repaired() {
     let mut world = World::stable(2);
-    world.pods[1]
+    std::sync::Arc::make_mut(&mut world.pods[1])
         .metadata
         .labels
         .as_mut()
@@ -238,7 +238,7 @@ fn pods_of_another_set_are_ignored() {
     let world = World::stable(2);
     let rev = world.revision_name();
     let mut stranger = World::new(1).pod(0, &rev, State::Failed).pods.remove(0);
-    stranger.metadata.name = Some("webapp-0".into());
+    std::sync::Arc::make_mut(&mut stranger).metadata.name = Some("webapp-0".into());
     let mut world = world;
     world.pods.push(stranger);
     let plan = world.plan();

@@ -105,8 +105,9 @@ pub struct Observed<'a> {
     pub set_raw: &'a Value,
     /// Typed view of the same object.
     pub set: &'a StatefulSet,
-    /// Pods owned by the set (controller ownerRef uid == set uid).
-    pub pods: &'a [Pod],
+    /// Pods owned by the set (controller ownerRef uid == set uid), shared
+    /// with the watch cache.
+    pub pods: &'a [std::sync::Arc<Pod>],
     /// PersistentVolumeClaims in the namespace.
     pub claims: &'a [PersistentVolumeClaim],
     /// ControllerRevisions owned by the set.
