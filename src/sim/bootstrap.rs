@@ -50,18 +50,21 @@ pub fn kubernetes_service() -> Value {
 
 /// Active namespaces (in `objects`) whose default ServiceAccount is missing:
 /// what the serviceaccount controller would make again (pure).
-pub fn missing_service_accounts(objects: &[(ObjKey, Value)]) -> Vec<String> {
+pub fn missing_service_accounts<V: std::borrow::Borrow<Value>>(
+    objects: &[(ObjKey, V)],
+) -> Vec<String> {
     let ns_gr = Gr::new("", "namespaces");
     let sa_gr = service_accounts();
+    let served: std::collections::HashSet<&str> = objects
+        .iter()
+        .filter(|(k, _)| k.gr == sa_gr && k.name == DEFAULT_SERVICE_ACCOUNT)
+        .map(|(k, _)| k.namespace.as_str())
+        .collect();
     let mut out: Vec<String> = objects
         .iter()
-        .filter(|(k, o)| k.gr == ns_gr && o["metadata"].get("deletionTimestamp").is_none())
+        .filter(|(k, o)| k.gr == ns_gr && o.borrow()["metadata"].get("deletionTimestamp").is_none())
         .map(|(k, _)| k.name.clone())
-        .filter(|ns| {
-            !objects.iter().any(|(k, _)| {
-                k.gr == sa_gr && &k.namespace == ns && k.name == DEFAULT_SERVICE_ACCOUNT
-            })
-        })
+        .filter(|ns| !served.contains(ns.as_str()))
         .collect();
     out.sort();
     out

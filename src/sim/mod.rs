@@ -43,8 +43,9 @@
 //!   ConfigMap is created per namespace; Endpoints, EndpointSlices and
 //!   the workload kinds are stored, with no controller acting on them;
 //! - the garbage collector and namespace controller run in-process and act
-//!   at once on a change that can give them work ([`gc::matters`]), at most
-//!   every 25 ms in a burst (upstream's run with informer delays).
+//!   at once on a change that can give them work given what their last
+//!   pass found ([`gc::matters`]), at most every 25 ms in a burst
+//!   (upstream's run with informer delays).
 
 pub mod admission;
 pub mod api;

@@ -219,7 +219,7 @@ impl Store {
     /// All objects of a type (in one namespace if given) and the current resourceVersion.
     pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> (Vec<Value>, u64) {
         let inner = self.lock();
-        let items = list_in(&inner.objects, gr, namespace)
+        let items = of_resource(&inner.objects, gr, namespace)
             .map(|(_, v)| Value::clone(v))
             .collect();
         (items, inner.rv)
@@ -280,7 +280,7 @@ impl Store {
     ) -> Result<Vec<Value>, Expired> {
         let inner = self.lock();
         inner.kept_since(at)?;
-        let mut state: BTreeMap<ObjKey, &Arc<Value>> = list_in(&inner.objects, gr, namespace)
+        let mut state: BTreeMap<ObjKey, &Arc<Value>> = of_resource(&inner.objects, gr, namespace)
             .map(|(k, v)| (k.clone(), v))
             .collect();
         let start = inner.log.partition_point(|e| e.rv <= at);
@@ -356,11 +356,13 @@ impl Store {
     }
 }
 
-fn list_in<'a>(
+/// The objects of `gr` (in `namespace` if given), from the key range they
+/// occupy: no scan of the rest.
+pub fn of_resource<'a>(
     objects: &'a BTreeMap<ObjKey, Arc<Value>>,
     gr: &'a Gr,
     namespace: Option<&'a str>,
-) -> impl Iterator<Item = (&'a ObjKey, &'a Arc<Value>)> + 'a {
+) -> impl Iterator<Item = (&'a ObjKey, &'a Arc<Value>)> + Clone + 'a {
     let lo = ObjKey::new(gr, namespace.unwrap_or(""), "");
     objects
         .range(lo..)
@@ -375,7 +377,7 @@ impl Txn<'_> {
 
     /// All objects of a type (in one namespace if given).
     pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> Vec<(ObjKey, Value)> {
-        list_in(&self.inner.objects, gr, namespace)
+        of_resource(&self.inner.objects, gr, namespace)
             .map(|(k, v)| (k.clone(), Value::clone(v)))
             .collect()
     }

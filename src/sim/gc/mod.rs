@@ -2,7 +2,9 @@
 //! process against the store: ownerReference cascading (background,
 //! foreground, orphan) and emptying namespaces that are being deleted.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -11,7 +13,10 @@ use super::delete::{delete_in, DeleteOpts, Propagation};
 use super::meta::{finalizers, meta_str, owner_uids, set_finalizers};
 use super::objects::{update_in, Target};
 use super::resources::{self, ResourceInfo};
-use super::store::{Event, EventType, Gr, ObjKey, Store};
+use super::store::{Gr, ObjKey, Store};
+
+mod relevance;
+pub use relevance::{matters, Known};
 
 /// One thing the collector decided to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,15 +52,16 @@ fn refs(o: &Value) -> Vec<(String, bool)> {
 }
 
 /// Decides the collector's next actions from a snapshot of every object (pure).
-pub fn plan(objects: &[(ObjKey, Value)]) -> Vec<GcAction> {
+pub fn plan<V: Borrow<Value>>(objects: &[(ObjKey, V)]) -> Vec<GcAction> {
+    let objects: Vec<(&ObjKey, &Value)> = objects.iter().map(|(k, o)| (k, o.borrow())).collect();
     let by_uid: HashMap<&str, &Value> = objects
         .iter()
-        .filter_map(|(_, o)| Some((meta_str(o, "uid")?, o)))
+        .filter_map(|(_, o)| Some((meta_str(o, "uid")?, *o)))
         .collect();
     let mut actions = Vec::new();
     let mut blocked: HashSet<String> = HashSet::new();
     let mut has_dependents: HashSet<String> = HashSet::new();
-    for (key, o) in objects {
+    for &(key, o) in &objects {
         let rs = refs(o);
         if rs.is_empty() {
             continue;
@@ -99,7 +105,7 @@ pub fn plan(objects: &[(ObjKey, Value)]) -> Vec<GcAction> {
             actions.push(GcAction::DropOwnerRefs(key.clone(), foreground));
         }
     }
-    for (key, o) in objects {
+    for &(key, o) in &objects {
         if !deleting(o) {
             continue;
         }
@@ -115,10 +121,10 @@ pub fn plan(objects: &[(ObjKey, Value)]) -> Vec<GcAction> {
         }
     }
     let ns_gr = Gr::new("", "namespaces");
-    for (key, o) in objects.iter().filter(|(k, o)| k.gr == ns_gr && deleting(o)) {
+    for &(key, o) in objects.iter().filter(|(k, o)| k.gr == ns_gr && deleting(o)) {
         let ns = &key.name;
         let mut empty = true;
-        for (k, dep) in objects.iter().filter(|(k, _)| &k.namespace == ns) {
+        for &(k, dep) in objects.iter().filter(|(k, _)| &k.namespace == ns) {
             empty = false;
             if !deleting(dep) {
                 actions.push(GcAction::Delete(k.clone(), Propagation::Background));
@@ -223,24 +229,7 @@ fn act(
 
 /// Runs one collection pass; returns whether it changed anything.
 pub fn collect_once(store: &Store) -> bool {
-    collect_pass(store) > 0
-}
-
-/// What a pass reads of an object: its metadata without managedFields, and
-/// a namespace's `spec.finalizers`.
-fn project(o: &Value) -> Value {
-    let mut p = serde_json::Map::new();
-    let mut meta = serde_json::Map::new();
-    if let Some(m) = o["metadata"].as_object() {
-        for (k, v) in m.iter().filter(|(k, _)| *k != "managedFields") {
-            meta.insert(k.clone(), v.clone());
-        }
-    }
-    p.insert("metadata".into(), Value::Object(meta));
-    if let Some(f) = o.get("spec").and_then(|s| s.get("finalizers")) {
-        p.insert("spec".into(), serde_json::json!({ "finalizers": f }));
-    }
-    Value::Object(p)
+    collect_pass(store).0 > 0
 }
 
 /// The objects a pass decides on: those that name owners, are being
@@ -248,7 +237,9 @@ fn project(o: &Value) -> Value {
 /// namespaces and ServiceAccounts, everything in a namespace being deleted
 /// and everything of a resource no longer served. The rest (events, most
 /// of all, and whatever nothing owns) cannot give the collector work.
-fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> Vec<(ObjKey, Value)> {
+/// They are shared with the store, not copied: the store's lock is held only
+/// while they are picked.
+fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> (Vec<(ObjKey, Arc<Value>)>, Known) {
     let ns_gr = Gr::new("", "namespaces");
     let sa_gr = super::bootstrap::service_accounts();
     store.with_objects(|objects| {
@@ -267,7 +258,7 @@ fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> Vec<(ObjKey, Value)>
             }
         }
         let listed = |v: &Value| v.as_array().is_some_and(|a| !a.is_empty());
-        objects
+        let relevant: Vec<(ObjKey, Arc<Value>)> = objects
             .iter()
             .filter(|(k, o)| {
                 let m = &o["metadata"];
@@ -280,17 +271,22 @@ fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> Vec<(ObjKey, Value)>
                     || !served.contains(&k.gr)
                     || m["uid"].as_str().is_some_and(|u| owners.contains(u))
             })
-            .map(|(k, o)| (k.clone(), project(o)))
-            .collect()
+            .map(|(k, o)| (k.clone(), Arc::clone(o)))
+            .collect();
+        let known = Known::of(&relevant, &owners, false);
+        (relevant, known)
     })
 }
 
-fn collect_pass(store: &Store) -> usize {
+/// One pass: how many actions took effect, and what it found.
+fn collect_pass(store: &Store) -> (usize, Known) {
     let infos = resources::all(store);
     let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
-    let objects = relevant_objects(store, &served);
+    let (objects, mut known) = relevant_objects(store, &served);
     let mut actions = plan(&objects);
-    actions.extend(storage_releases(store));
+    let (releases, storage_waiting) = storage_releases(store);
+    actions.extend(releases);
+    known.storage_waiting = storage_waiting;
     for (k, _) in &objects {
         if !served.contains(&k.gr) {
             actions.push(GcAction::Delete(k.clone(), Propagation::Background));
@@ -306,71 +302,49 @@ fn collect_pass(store: &Store) -> usize {
             })
         })
         .count();
-    restored + actions.iter().filter(|a| perform(store, &infos, a)).count()
+    let acted = actions.iter().filter(|a| perform(store, &infos, a)).count();
+    (restored + acted, known)
 }
 
 /// What the pvc-protection and pv-protection controllers release now
-/// (read only when some claim or volume is being deleted).
-fn storage_releases(store: &Store) -> Vec<GcAction> {
+/// (read only when some claim or volume is being deleted), and whether some
+/// claim or volume waits for them.
+fn storage_releases(store: &Store) -> (Vec<GcAction>, bool) {
     use super::storage_protection::{releases, PVC_PROTECTION, PV_PROTECTION};
+    let (pvcs, pvs, pods) = (
+        Gr::new("", "persistentvolumeclaims"),
+        Gr::new("", "persistentvolumes"),
+        Gr::new("", "pods"),
+    );
     store.with_objects(|objects| {
-        let waiting = objects.iter().any(|(k, o)| {
-            k.gr.group.is_empty()
-                && matches!(
-                    k.gr.resource.as_str(),
-                    "persistentvolumeclaims" | "persistentvolumes"
-                )
-                && deleting(o)
-                && (has_finalizer(o, PVC_PROTECTION) || has_finalizer(o, PV_PROTECTION))
+        let of = |gr| super::store::of_resource(objects, gr, None);
+        let waiting = of(&pvcs).chain(of(&pvs)).any(|(_, o)| {
+            deleting(o) && (has_finalizer(o, PVC_PROTECTION) || has_finalizer(o, PV_PROTECTION))
         });
         if !waiting {
-            return Vec::new();
+            return (Vec::new(), false);
         }
-        let storage = objects.iter().filter(|(k, _)| {
-            k.gr.group.is_empty()
-                && matches!(
-                    k.gr.resource.as_str(),
-                    "persistentvolumeclaims" | "persistentvolumes" | "pods"
-                )
-        });
-        releases(storage.map(|(k, o)| (k, o.as_ref())))
+        let storage = of(&pvcs).chain(of(&pvs)).chain(of(&pods));
+        (releases(storage.map(|(k, o)| (k, o.as_ref()))), true)
     })
 }
 
-/// Whether a committed change can give the collector work: a deletion, an
-/// object being deleted, one that names owners or changed its owners or
-/// finalizers, or a change to what the collector keeps per namespace
-/// (namespaces, ServiceAccounts) or to what is served (CRDs). Status and
-/// spec changes of everything else, most of the traffic, cannot.
-pub fn matters(ev: &Event) -> bool {
-    let refs_of = |o: &Value| o["metadata"]["ownerReferences"].clone();
-    let kept = matches!(
-        (ev.key.gr.group.as_str(), ev.key.gr.resource.as_str()),
-        ("", "namespaces") | ("", "serviceaccounts") | ("apiextensions.k8s.io", _)
-    );
-    match ev.kind {
-        EventType::Deleted => true,
-        _ if kept || deleting(&ev.object) => true,
-        EventType::Added => !refs(&ev.object).is_empty(),
-        EventType::Modified => ev.prev.as_ref().is_none_or(|p| {
-            refs_of(p) != refs_of(&ev.object) || finalizers(p) != finalizers(&ev.object)
-        }),
-    }
-}
-
-/// Passes until one changes nothing (at most 100).
-fn collect_until_settled(store: &Store) {
+/// Passes until one changes nothing (at most 100); what the last one found
+/// (`None` after a panic or if the passes never settled: every change then
+/// counts again).
+fn collect_until_settled(store: &Store) -> Option<Known> {
     for _ in 0..100 {
-        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_once(store)));
+        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_pass(store)));
         match pass {
-            Ok(true) => {}
-            Ok(false) => return,
+            Ok((0, known)) => return Some(known),
+            Ok(_) => {}
             Err(_) => {
                 tracing::error!("garbage collector pass panicked; continuing");
-                return;
+                return None;
             }
         }
     }
+    None
 }
 
 /// The least time between two rounds of passes. A change after a quiet
@@ -380,11 +354,12 @@ fn collect_until_settled(store: &Store) {
 const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(25);
 
 /// Runs the collector until cancelled: a full pass at start, then one
-/// whenever a committed change [`matters`] (all of them again if the event
-/// window has moved past what it saw).
+/// whenever a committed change [`matters`] given what the last pass found
+/// (all of them again if the event window has moved past what it saw).
 pub async fn run(store: Store, cancel: CancellationToken) {
     let mut changed = store.subscribe();
     let mut seen: Option<u64> = None;
+    let mut known: Option<Known> = None;
     let mut last_round: Option<tokio::time::Instant> = None;
     loop {
         if let Some(at) = last_round {
@@ -396,7 +371,7 @@ pub async fn run(store: Store, cancel: CancellationToken) {
         let due = match seen.map(|rv| store.all_events_after(rv)) {
             Some(Ok((events, rv))) => {
                 seen = Some(rv);
-                events.iter().any(|e| matters(e))
+                events.iter().any(|e| matters(e, known.as_ref()))
             }
             Some(Err(_)) | None => {
                 seen = Some(store.resource_version());
@@ -404,7 +379,7 @@ pub async fn run(store: Store, cancel: CancellationToken) {
             }
         };
         if due {
-            collect_until_settled(&store);
+            known = collect_until_settled(&store);
             last_round = Some(tokio::time::Instant::now());
         }
         tokio::select! {
@@ -422,59 +397,6 @@ pub fn owners(obj: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn event(kind: EventType, resource: &str, prev: Option<Value>, object: Value) -> Event {
-        Event {
-            rv: 1,
-            kind,
-            key: ObjKey::new(&Gr::new("", resource), "d", "x"),
-            object: object.into(),
-            prev: prev.map(Into::into),
-            at: std::time::Instant::now(),
-            lines: Default::default(),
-        }
-    }
-
-    #[test]
-    fn only_changes_that_can_give_the_collector_work_matter() {
-        use serde_json::json;
-        let owned = json!({"metadata": {"ownerReferences": [{"uid": "u1"}]}});
-        let plain = json!({"metadata": {"name": "x"}, "status": {"phase": "Running"}});
-        let running = json!({"metadata": {"name": "x"}, "status": {"phase": "Pending"}});
-        let m = |k, r, p, o| matters(&event(k, r, p, o));
-        assert!(m(EventType::Deleted, "pods", None, plain.clone()));
-        assert!(m(EventType::Added, "pods", None, owned.clone()));
-        assert!(!m(EventType::Added, "pods", None, plain.clone()));
-        assert!(!m(
-            EventType::Modified,
-            "pods",
-            Some(running.clone()),
-            plain.clone()
-        ));
-        assert!(!m(
-            EventType::Modified,
-            "pods",
-            Some(owned.clone()),
-            owned.clone()
-        ));
-        assert!(m(
-            EventType::Modified,
-            "pods",
-            Some(plain.clone()),
-            owned.clone()
-        ));
-        let fin = json!({"metadata": {"finalizers": ["f"]}});
-        assert!(m(EventType::Modified, "pods", Some(plain.clone()), fin));
-        let going = json!({"metadata": {"deletionTimestamp": "2026-11-24T12:00:00Z"}});
-        assert!(m(EventType::Modified, "pods", Some(plain.clone()), going));
-        assert!(m(EventType::Added, "namespaces", None, plain.clone()));
-        assert!(m(
-            EventType::Modified,
-            "serviceaccounts",
-            Some(running),
-            plain
-        ));
-    }
     use serde_json::json;
 
     fn obj(gr: &Gr, ns: &str, name: &str, v: Value) -> (ObjKey, Value) {
