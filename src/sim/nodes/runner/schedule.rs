@@ -15,28 +15,36 @@ impl Sim {
     /// oldest first.
     pub(super) async fn schedule(&mut self) {
         let now = Timestamp::now();
-        let mut used: BTreeMap<String, Resources> = BTreeMap::new();
         // Keys, not copies: most passes schedule few of the pending pods.
         let mut pending = Vec::new();
         for pod in self.pods.values() {
-            let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-            match node {
-                Some(n) if scheduler::holds_resources(pod) => {
-                    let u = used.entry(n).or_default();
+            let spec = pod.spec.as_ref();
+            let ours = spec
+                .and_then(|s| s.scheduler_name.as_deref())
+                .is_none_or(|s| s == "default-scheduler");
+            if spec.and_then(|s| s.node_name.as_ref()).is_none()
+                && ours
+                && pod.metadata.deletion_timestamp.is_none()
+                && !self
+                    .assumed
+                    .contains_key(pod.metadata.uid.as_deref().unwrap_or_default())
+            {
+                let priority = spec.and_then(|s| s.priority).unwrap_or(0);
+                let created = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
+                pending.push((std::cmp::Reverse(priority), created, key_of(pod)));
+            }
+        }
+        if pending.is_empty() {
+            // Most passes of a rollout's readiness phase: nothing to place,
+            // so what the nodes hold is not summed.
+            return;
+        }
+        let mut used: BTreeMap<String, Resources> = BTreeMap::new();
+        for pod in self.pods.values() {
+            if let Some(n) = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) {
+                if scheduler::holds_resources(pod) {
+                    let u = used.entry(n.to_string()).or_default();
                     *u = *u + scheduler::pod_requests(pod);
-                }
-                Some(_) => {}
-                None => {
-                    let ours = pod
-                        .spec
-                        .as_ref()
-                        .and_then(|s| s.scheduler_name.as_deref())
-                        .is_none_or(|s| s == "default-scheduler");
-                    if ours && pod.metadata.deletion_timestamp.is_none() {
-                        let priority = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
-                        let created = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
-                        pending.push((std::cmp::Reverse(priority), created, key_of(pod)));
-                    }
                 }
             }
         }
