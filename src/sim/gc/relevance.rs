@@ -83,8 +83,11 @@ pub fn matters(ev: &Event, known: Option<&Known>) -> bool {
             | ("", "persistentvolumes")
             | ("apiextensions.k8s.io", _)
     );
-    let Some(known) = known.filter(|_| !always) else {
-        return always || matters_without_knowledge(ev);
+    if always {
+        return true;
+    }
+    let Some(known) = known else {
+        return matters_without_knowledge(ev);
     };
     let o = &*ev.object;
     let uid = meta_str(o, "uid").unwrap_or_default();
@@ -103,9 +106,7 @@ pub fn matters(ev: &Event, known: Option<&Known>) -> bool {
             let Some(prev) = ev.prev.as_deref() else {
                 return true;
             };
-            let refs_of = |v: &Value| v["metadata"]["ownerReferences"].clone();
-            refs_of(prev) != refs_of(o)
-                || finalizers(prev) != finalizers(o)
+            owners_or_finalizers_changed(prev, o)
                 || (deleting(o)
                     && !deleting(prev)
                     && (!finalizers(o).is_empty() || known.live_owners.contains(uid)))
@@ -116,15 +117,23 @@ pub fn matters(ev: &Event, known: Option<&Known>) -> bool {
 /// Before any pass: a deletion, an object being deleted, one that names
 /// owners or changed its owners or finalizers.
 fn matters_without_knowledge(ev: &Event) -> bool {
-    let refs_of = |o: &Value| o["metadata"]["ownerReferences"].clone();
     match ev.kind {
         EventType::Deleted => true,
         _ if deleting(&ev.object) => true,
         EventType::Added => !refs(&ev.object).is_empty(),
-        EventType::Modified => ev.prev.as_ref().is_none_or(|p| {
-            refs_of(p) != refs_of(&ev.object) || finalizers(p) != finalizers(&ev.object)
-        }),
+        EventType::Modified => ev
+            .prev
+            .as_ref()
+            .is_none_or(|p| owners_or_finalizers_changed(p, &ev.object)),
     }
+}
+
+/// Whether an update changed the owners or the finalizers an object names
+/// (the references compared in place, not copied: this runs for every
+/// committed change).
+fn owners_or_finalizers_changed(prev: &Value, now: &Value) -> bool {
+    prev["metadata"]["ownerReferences"] != now["metadata"]["ownerReferences"]
+        || finalizers(prev) != finalizers(now)
 }
 
 #[cfg(test)]
