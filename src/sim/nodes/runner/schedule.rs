@@ -57,12 +57,11 @@ impl Sim {
         // The host ports held per node, read once a pending pod asks for one.
         let mut held: Option<BTreeMap<String, Vec<admission::HostPort>>> = None;
         for (_, _, key) in pending {
+            // Assumed pods were left out of `pending`; a pass binds each
+            // pending pod at most once.
             let Some(uid) = self.pods.get(&key).map(uid_of) else {
                 continue;
             };
-            if self.assumed.contains_key(&uid) {
-                continue;
-            }
             let first = *self.first_pending.entry(uid.clone()).or_insert(now);
             let due = plus(first, self.cfg.timings.schedule);
             if due > now {
