@@ -44,6 +44,46 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Measure the embedded cluster, the controller and the harness; print a Markdown report.
     Bench(BenchArgs),
+    /// Check that every quotation of the features occurs, word for word,
+    /// under its heading in the source it cites (the texts are read from
+    /// --sources DIR or $KEPSPEC_SOURCES).
+    Cite(CiteArgs),
+    /// The specification bundled in this binary.
+    Spec {
+        /// What to do with it.
+        #[command(subcommand)]
+        command: SpecCommand,
+    },
+}
+
+/// `kepspec cite`
+#[derive(Clone, Debug, Args)]
+pub struct CiteArgs {
+    /// Feature files or folders (default: features/).
+    pub features: Vec<PathBuf>,
+    /// The folder of the source texts, each under its `file` name in
+    /// spec/sources.yaml (default: $KEPSPEC_SOURCES).
+    #[arg(long, value_name = "DIR")]
+    pub sources: Option<PathBuf>,
+}
+
+/// `kepspec spec ...`
+#[derive(Clone, Debug, Subcommand)]
+pub enum SpecCommand {
+    /// Write the bundled spec (features, target profiles, CRDs, kind
+    /// configurations, manifests, coverage catalogues) into DIR, for reading
+    /// or editing; `kepspec run DIR/features` then runs the copy.
+    Export(SpecExportArgs),
+}
+
+/// `kepspec spec export`
+#[derive(Clone, Debug, Args)]
+pub struct SpecExportArgs {
+    /// The folder to write into (created when missing).
+    pub dir: PathBuf,
+    /// Overwrite files that already exist.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `kepspec bench`
@@ -126,22 +166,43 @@ impl std::str::FromStr for TargetChoice {
             "bundled" => Ok(Self::Bundled),
             "upstream" => Ok(Self::Upstream),
             p if p.ends_with(".yaml") || p.ends_with(".yml") => Ok(Self::Profile(PathBuf::from(p))),
+            // A profile shipped with the spec, by name.
+            name if crate::bundle::get(&shipped_profile(name)).is_some() => {
+                Ok(Self::Profile(shipped_profile(name)))
+            }
             _ => Err(format!(
-                "unknown target `{s}`: expected bundled, upstream or a PROFILE.yaml"
+                "unknown target `{s}`: expected bundled, upstream, a PROFILE.yaml or the name of a shipped profile ({})",
+                shipped_profiles().join(", ")
             )),
         }
     }
 }
 
+/// Where the profile shipped under this name is (`clusters/targets/NAME.yaml`).
+fn shipped_profile(name: &str) -> PathBuf {
+    PathBuf::from(format!("clusters/targets/{name}.yaml"))
+}
+
+/// The names of the profiles shipped with the spec.
+fn shipped_profiles() -> Vec<String> {
+    crate::bundle::under(std::path::Path::new("clusters/targets"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect()
+}
+
 /// `kepspec run`
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
-    /// Feature files or folders (default: features/).
+    /// Feature files or folders (default: features/, which is ./features
+    /// when there is one, else the spec bundled in the binary).
     pub features: Vec<PathBuf>,
     /// embedded, kubeconfig[=PATH] or kind.
     #[arg(long, default_value = "embedded")]
     pub cluster: ClusterChoice,
-    /// bundled, upstream or PROFILE.yaml.
+    /// bundled, upstream, PROFILE.yaml, or a shipped profile's name
+    /// (e.g. openkruise-advanced-statefulset).
     #[arg(long, default_value = "bundled")]
     pub target: TargetChoice,
     /// Tag expression, e.g. `@kep-3541 and not @slow`.
@@ -225,6 +286,10 @@ pub struct ListArgs {
     /// exit 1 when an entry is neither covered nor explained.
     #[arg(long, conflicts_with = "markdown")]
     pub coverage: bool,
+    /// `list --markdown`: write the table into this page after its
+    /// `<!-- generated: catalogue -->` line instead of printing it.
+    #[arg(long, value_name = "PAGE", requires = "markdown")]
+    pub into: Option<PathBuf>,
 }
 
 /// A Kubernetes version such as `v1.36.4`.
@@ -252,29 +317,7 @@ pub struct ClusterUpArgs {
     pub with_controller: bool,
 }
 
-/// `kepspec controller`
-#[derive(Clone, Debug, Args)]
-pub struct ControllerArgs {
-    /// Kubeconfig (default: in-cluster config or $KUBECONFIG).
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
-    /// Reconcile one namespace only.
-    #[arg(long)]
-    pub namespace: Option<String>,
-    /// Controller feature gates, e.g. `StatefulSetRecreateStrategy=false,MaxUnavailableStatefulSet=true`.
-    #[arg(long)]
-    pub feature_gates: Option<String>,
-    /// Campaign for a coordination.k8s.io Lease before acting, so several
-    /// replicas can run (only the leader reconciles).
-    #[arg(long)]
-    pub leader_elect: bool,
-    /// Namespace of the leader-election Lease.
-    #[arg(long, default_value = "kube-system")]
-    pub leader_elect_namespace: String,
-    /// Serve Prometheus metrics (and /healthz) on this address.
-    #[arg(long, default_value = "0.0.0.0:8080")]
-    pub metrics_bind_address: std::net::SocketAddr,
-}
+pub use kepspec_controller::command::ControllerArgs;
 
 /// A count of at least one.
 fn at_least_one(text: &str) -> Result<usize, String> {
@@ -297,8 +340,8 @@ impl RunArgs {
 
     /// Scenarios at once: as given, else 16 on the embedded cluster (its
     /// scenarios mostly wait on real seconds: 16 halves the whole spec's wall
-    /// time against 8 on 2 cores, 24 gains nothing more; see the README's
-    /// benchmarks) and 8 on a real cluster, whose nodes do real work.
+    /// time against 8 on 2 cores, 24 gains nothing more; see the
+    /// benchmarks in docs/src/benchmarks.md) and 8 on a real cluster, whose nodes do real work.
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(match self.cluster {
             ClusterChoice::Embedded => 16,

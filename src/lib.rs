@@ -2,24 +2,29 @@
 //! semantics — KEP-3541 (the `Recreate` update strategy), KEP-961
 //! (`maxUnavailable`) and the base StatefulSet guarantees they build on.
 //!
-//! - [`sim`]: the embedded cluster (API server, admission, node simulator);
-//! - [`controller`]: the bundled StatefulSet controller;
+//! The embedded cluster (crate `kepspec-cluster`, here [`sim`]), the bundled
+//! controller (crate `kepspec-controller`, here [`controller`]) and the
+//! shared vocabulary (crate `kepspec-core`) are crates of their own; this
+//! crate is the harness over them:
+//!
 //! - [`history`]: the recorder and the checks over a scenario's timeline;
 //! - [`harness`]: scenarios, waits, the runner and the main job;
 //! - [`report`]: JUnit, JSON and HTML reports;
 //! - [`target`]: the implementation under test as a profile;
 //! - [`explore`]: every crash point of a scenario;
 //! - [`bench`]: the benchmarks and their report;
-//! - [`yaml`]: reading and writing YAML, the same way everywhere.
+//! - [`yaml`]: reading and writing YAML, the same way everywhere (core).
 
 pub mod bench;
+pub mod bundle;
 pub mod cli;
 pub mod cluster;
-pub mod controller;
 pub mod explore;
 pub mod harness;
 pub mod history;
 pub mod report;
-pub mod sim;
 pub mod target;
-pub mod yaml;
+
+pub use kepspec_cluster as sim;
+pub use kepspec_controller as controller;
+pub use kepspec_core::yaml;

@@ -6,11 +6,11 @@ mod steps;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kepspec::cli::{Cli, ClusterCommand, Command, EXIT_ERROR};
+use kepspec::cli::{Cli, ClusterCommand, Command, SpecCommand, EXIT_ERROR};
 
 /// Warnings and errors of kepspec itself; the client library's connection
 /// errors while a cluster shuts down are noise (KEPSPEC_LOG overrides).
-const DEFAULT_LOG: &str = "warn,kube_client::client::builder=off,kepspec::sim::nodes=error";
+const DEFAULT_LOG: &str = "warn,kube_client::client::builder=off,kepspec_cluster::nodes=error";
 
 /// Log lines go to stderr, on a line of their own: a progress bar on the
 /// terminal is cleared first.
@@ -54,6 +54,10 @@ fn main() -> ExitCode {
             Command::Controller(args) => kepspec::harness::commands::controller(&args).await,
             Command::Explore(args) => kepspec::explore::explore::<steps::KepWorld>(&args).await,
             Command::Bench(args) => kepspec::harness::commands::bench(&args).await,
+            Command::Cite(args) => kepspec::harness::commands::cite(&args),
+            Command::Spec {
+                command: SpecCommand::Export(args),
+            } => kepspec::harness::commands::spec_export(&args),
         }
     });
     ExitCode::from(code)

@@ -7,8 +7,8 @@
 //!
 //! A defect run stops at its first failed scenario (`--fail-fast`): one is
 //! all the gate needs. `-- --count` runs the whole spec for every defect
-//! instead and prints how many scenarios each one fails (the README's
-//! defect table).
+//! instead and prints how many scenarios each one fails (the defect table
+//! of docs/src/discrimination.md).
 
 use std::process::{Command, ExitCode};
 

@@ -217,3 +217,158 @@ fn the_coverage_map_is_printed_and_its_problems_named() {
         "{stderr}"
     );
 }
+
+/// The binary in a folder with nothing in it: no checkout, no features/.
+fn kepspec_in(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
+    cmd.current_dir(dir)
+        .env("CI", "true")
+        .env_remove("KEPSPEC_LOG");
+    cmd
+}
+
+#[test]
+fn from_an_empty_folder_the_bundled_spec_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = kepspec_in(dir.path()).args(["list"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(0), "{list:?}");
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        listed.contains("features/recreate/all_at_once.feature"),
+        "{listed}"
+    );
+    let run = kepspec_in(dir.path())
+        .args(["run", "features/base/identity.feature"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let missing = kepspec_in(dir.path())
+        .args(["run", "features/no-such.feature"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2), "{missing:?}");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("features/no-such.feature"));
+}
+
+#[test]
+fn a_profile_in_a_third_folder_finds_its_crds_relative_to_itself() {
+    let work = tempfile::tempdir().unwrap();
+    let third = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(third.path().join("crds")).unwrap();
+    std::fs::create_dir_all(third.path().join("profiles")).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        repo.join("clusters/crds/apps.kruise.io_statefulsets.yaml"),
+        third.path().join("crds/kruise.yaml"),
+    )
+    .unwrap();
+    let shipped =
+        std::fs::read_to_string(repo.join("clusters/targets/openkruise-advanced-statefulset.yaml"))
+            .unwrap()
+            .replace(
+                "crds: [../crds/apps.kruise.io_statefulsets.yaml]",
+                "crds: [../crds/kruise.yaml]",
+            )
+            .replace("kindConfig: ../kind/upstream.yaml\n", "");
+    assert!(shipped.contains("crds: [../crds/kruise.yaml]"));
+    let profile = third.path().join("profiles/kruise.yaml");
+    std::fs::write(&profile, shipped).unwrap();
+    let run = kepspec_in(work.path())
+        .args([
+            "run",
+            "features/vendors/openkruise/paused.feature",
+            "--target",
+        ])
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    // A shipped profile by name, from the same empty folder.
+    let by_name = kepspec_in(work.path())
+        .args([
+            "run",
+            "features/vendors/openkruise/paused.feature",
+            "--target",
+            "openkruise-advanced-statefulset",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(by_name.status.code(), Some(0), "{by_name:?}");
+}
+
+#[test]
+fn spec_export_writes_the_bundled_spec_and_keeps_what_is_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kepspec_in(dir.path())
+        .args(["spec", "export", "spec-copy"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let copy = dir.path().join("spec-copy");
+    assert!(copy.join("features/recreate/all_at_once.feature").is_file());
+    assert!(copy.join("clusters/targets/upstream.yaml").is_file());
+    let again = kepspec_in(dir.path())
+        .args(["spec", "export", "spec-copy"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    let lint = kepspec_in(&copy).args(["lint"]).output().unwrap();
+    assert_eq!(lint.status.code(), Some(0), "{lint:?}");
+}
+
+#[test]
+fn cite_without_source_texts_says_what_it_needs() {
+    let out = kepspec()
+        .args(["cite"])
+        .env_remove("KEPSPEC_SOURCES")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("KEPSPEC_SOURCES"));
+}
+
+#[test]
+fn cite_checks_every_quotation_when_the_texts_are_given() {
+    let Some(sources) = std::env::var_os("KEPSPEC_SOURCES") else {
+        eprintln!("cite_checks_every_quotation_when_the_texts_are_given: skipped, KEPSPEC_SOURCES names no folder of source texts");
+        return;
+    };
+    let out = kepspec()
+        .args(["cite", "--sources"])
+        .arg(&sources)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // A quotation that is not in its source fails, naming the line.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(repo.join("features/recreate/all_at_once.feature")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("# cite: kep-3541 |"))
+        .unwrap();
+    let broken: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == line {
+                l.replacen("\"", "\"not said ", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let file = write_feature(dir.path(), "broken.feature", &broken.join("\n"));
+    let out = kepspec()
+        .args(["cite", "--sources"])
+        .arg(&sources)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("broken.feature:{}", line + 1)),
+        "{stderr}"
+    );
+}

@@ -13,7 +13,7 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
   ownerReferences, then its labels, then restores them, and waits each time
   for the controller reference to name the set, or nothing.
 
-  # cite: upstream-statefulset-facts.md | Identity | "Controller ownerReference (controller=true, blockOwnerDeletion=true)."
+  # cite: upstream-statefulset-facts | Identity | "Controller ownerReference (controller=true, blockOwnerDeletion=true)."
 
   # covers: E2
   Scenario: an orphaned pod is adopted again, released when its labels go, and adopted when they return

@@ -21,11 +21,11 @@ Feature: A set that leaves podManagementPolicy or replicas unset gets the defaul
   The sets below never name the field in question; readiness is held by a
   readiness gate so that waiting for a predecessor is visible.
 
-  # cite: statefulset-concepts.txt | OrderedReady Pod Management | "OrderedReady pod management is the default for StatefulSets. It implements the behavior described above."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
-  # cite: statefulset-concepts.txt | Replicas | ".spec.replicas is an optional field that specifies the number of desired Pods. It defaults to 1."
-  # cite: statefulset-concepts.txt | Minimum ready seconds | "This field defaults to 0 (the Pod will be considered available as soon as it is ready)."
+  # cite: statefulset-concepts | OrderedReady Pod Management | "OrderedReady pod management is the default for StatefulSets. It implements the behavior described above."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
+  # cite: statefulset-concepts | Replicas | ".spec.replicas is an optional field that specifies the number of desired Pods. It defaults to 1."
+  # cite: statefulset-concepts | Minimum ready seconds | "This field defaults to 0 (the Pod will be considered available as soon as it is ready)."
 
   # covers: C20
   Scenario: a set that names no podManagementPolicy creates its pods in order, each after its predecessors are ready

@@ -8,7 +8,7 @@ Feature: Failed pods are replaced
   a finalizer and expects it replaced only once it is gone (a new pod of the
   same name cannot exist before), and then replaced without anyone's help.
 
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "Failed or Succeeded pods are deleted and recreated."
 
   # covers: C2
   Scenario: a Failed pod is deleted and created again

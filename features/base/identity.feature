@@ -21,13 +21,13 @@ Feature: Stable identity: names, hostnames, labels and claims
   describes the reference implementation; OpenKruise Advanced StatefulSet,
   "Start ordinal", has the same field behind a gate of its own.
 
-  # cite: statefulset-concepts.txt | Pod Identity | "StatefulSet Pods have a unique identity that is comprised of an ordinal, a stable network identity, and stable storage."
-  # cite: statefulset-concepts.txt | Stable Network ID | "The pattern for the constructed hostname is $(statefulset name)-$(ordinal)."
-  # cite: upstream-statefulset-facts.md | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
-  # cite: upstream-statefulset-facts.md | Identity | "PVC name <claim template name>-<set>-<ordinal>, labels = template labels + selector matchLabels"
-  # cite: upstream-statefulset-facts.md | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
-  # cite: statefulset-concepts.txt | Stable Storage | "If no StorageClass is specified, then the default StorageClass will be used."
-  # cite: statefulset-concepts.txt | Ordinal Index | "each Pod in the StatefulSet will be assigned an integer ordinal, from 0 up through N-1, that is unique over the Set."
+  # cite: statefulset-concepts | Pod Identity | "StatefulSet Pods have a unique identity that is comprised of an ordinal, a stable network identity, and stable storage."
+  # cite: statefulset-concepts | Stable Network ID | "The pattern for the constructed hostname is $(statefulset name)-$(ordinal)."
+  # cite: upstream-statefulset-facts | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
+  # cite: upstream-statefulset-facts | Identity | "PVC name <claim template name>-<set>-<ordinal>, labels = template labels + selector matchLabels"
+  # cite: upstream-statefulset-facts | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
+  # cite: statefulset-concepts | Stable Storage | "If no StorageClass is specified, then the default StorageClass will be used."
+  # cite: statefulset-concepts | Ordinal Index | "each Pod in the StatefulSet will be assigned an integer ordinal, from 0 up through N-1, that is unique over the Set."
 
   # covers: C2 C3 C4 C5 C6 K2
   Scenario: names, hostname, subdomain, labels and claim names

@@ -12,8 +12,8 @@ Feature: availableReplicas follows minReadySeconds as it changes
   replica, then sets it to 0, expecting every replica available again. Here
   the first value is 2 seconds instead of upstream's 30.
 
-  # cite: statefulset-concepts.txt | Minimum ready seconds | ".spec.minReadySeconds is an optional field that specifies the minimum number of seconds for which a newly created Pod should be ready without any of its containers crashing, for it to be considered available."
-  # cite: upstream-statefulset-facts.md | Status | "availableReplicas: ready for minReadySeconds"
+  # cite: statefulset-concepts | Minimum ready seconds | ".spec.minReadySeconds is an optional field that specifies the minimum number of seconds for which a newly created Pod should be ready without any of its containers crashing, for it to be considered available."
+  # cite: upstream-statefulset-facts | Status | "availableReplicas: ready for minReadySeconds"
 
   # covers: E24
   Scenario: raising minReadySeconds to an hour makes every replica unavailable, and 0 makes them available again

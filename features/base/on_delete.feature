@@ -6,7 +6,7 @@ Feature: OnDelete replaces a pod only when it is deleted
   delete Pods to cause the controller to create new Pods that reflect
   modifications made to a StatefulSet's .spec.template."
 
-  # cite: statefulset-concepts.txt | Update strategies | "When a StatefulSet's .spec.updateStrategy.type is set to OnDelete, the StatefulSet controller will not automatically update the Pods in a StatefulSet. Users must manually delete Pods to cause the controller to create new Pods that reflect modifications made to a StatefulSet's .spec.template."
+  # cite: statefulset-concepts | Update strategies | "When a StatefulSet's .spec.updateStrategy.type is set to OnDelete, the StatefulSet controller will not automatically update the Pods in a StatefulSet. Users must manually delete Pods to cause the controller to create new Pods that reflect modifications made to a StatefulSet's .spec.template."
 
   # covers: R25 R30 R52 C23 E10
   Scenario: nothing changes until a pod is deleted; then it returns at the update revision

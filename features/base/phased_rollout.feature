@@ -20,9 +20,9 @@ Feature: A canary, pods deleted during it, and a phased rollout one ordinal at a
   back at the previous revision; in the second test its container exits 1
   when it is stopped, so it ends Failed while it is held.
 
-  # cite: upstream-statefulset-facts.md | Status | "readyReplicas: Running and Ready"
-  # cite: statefulset-concepts.txt | Partitioned rolling updates | "If a partition is specified, all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated. All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
-  # cite: statefulset-concepts.txt | Partitioned rolling updates | "are useful if you want to stage an update, roll out a canary, or perform a phased roll out."
+  # cite: upstream-statefulset-facts | Status | "readyReplicas: Running and Ready"
+  # cite: statefulset-concepts | Partitioned rolling updates | "If a partition is specified, all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated. All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
+  # cite: statefulset-concepts | Partitioned rolling updates | "are useful if you want to stage an update, roll out a canary, or perform a phased roll out."
 
   # covers: E6
   Scenario: staged, canary, deletions on both sides of the partition, then partitions 1 and 0

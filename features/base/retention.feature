@@ -30,12 +30,12 @@ Feature: PersistentVolumeClaim retention policy
   case, and upstream's `updateClaimOwnerRefForSetAndPod` removes the set's
   reference when it adds the pod's.
 
-  # cite: upstream-statefulset-facts.md | Identity | "Retention policy (default Retain/Retain) works only through ownerReferences: whenDeleted=Delete puts the set as owner; whenScaled=Delete puts the pod as owner once its ordinal is out of range; the garbage collector deletes."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "no Pod will be deleted before its owner reference has been updated appropriate to the policy."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The StatefulSet controller adds owner references to its PVCs, which are then deleted by the garbage collector after the Pod is terminated."
-  # cite: statefulset-concepts.txt | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
+  # cite: upstream-statefulset-facts | Identity | "Retention policy (default Retain/Retain) works only through ownerReferences: whenDeleted=Delete puts the set as owner; whenScaled=Delete puts the pod as owner once its ordinal is out of range; the garbage collector deletes."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "no Pod will be deleted before its owner reference has been updated appropriate to the policy."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "With the whenScaled policy, only PVCs corresponding to Pod replicas being scaled down are deleted, after their Pods have been deleted."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "The StatefulSet controller adds owner references to its PVCs, which are then deleted by the garbage collector after the Pod is terminated."
+  # cite: statefulset-concepts | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
 
   # covers: E26
   Scenario: whenScaled Delete removes the claim of a scaled-down replica

@@ -22,14 +22,14 @@ Feature: Claims are retained by default, and a retained claim comes back with it
   within a second (base/retention.feature), so a claim still there five
   seconds later was retained.
 
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "PVCs from the volumeClaimTemplate are not affected when their Pod is deleted."
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "configures the volume retention behavior that applies when the StatefulSet is deleted"
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "when the replica count of the StatefulSet is reduced"
-  # cite: statefulset-concepts.txt | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
-  # cite: upstream-statefulset-facts.md | Identity | "Retention policy (default Retain/Retain) works only through ownerReferences"
-  # cite: statefulset-concepts.txt | Stable Storage | "When a Pod is (re)scheduled onto a node, its volumeMounts mount the PersistentVolumes associated with its PersistentVolume Claims."
-  # cite: upstream-statefulset-facts.md | Identity | "PVC name <claim template name>-<set>-<ordinal>"
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "The default for policies is Retain, matching the StatefulSet behavior before this new feature."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "PVCs from the volumeClaimTemplate are not affected when their Pod is deleted."
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "configures the volume retention behavior that applies when the StatefulSet is deleted"
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "when the replica count of the StatefulSet is reduced"
+  # cite: statefulset-concepts | Limitations | "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the StatefulSet."
+  # cite: upstream-statefulset-facts | Identity | "Retention policy (default Retain/Retain) works only through ownerReferences"
+  # cite: statefulset-concepts | Stable Storage | "When a Pod is (re)scheduled onto a node, its volumeMounts mount the PersistentVolumes associated with its PersistentVolume Claims."
+  # cite: upstream-statefulset-facts | Identity | "PVC name <claim template name>-<set>-<ordinal>"
 
   # covers: C8 C42 C46 K5
   Scenario: without a policy, neither a scale-down nor deleting the set deletes a claim

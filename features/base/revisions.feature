@@ -7,10 +7,10 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
   currentRevision := updateRevision." "Reconcile order (one sync)": every sync
   will "write observedGeneration", so it follows the generation.
 
-  # cite: upstream-statefulset-facts.md | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
-  # cite: upstream-statefulset-facts.md | Revisions | "Rolling back to an earlier template reuses the old ControllerRevision"
-  # cite: upstream-statefulset-facts.md | Status | "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision."
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
+  # cite: upstream-statefulset-facts | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
+  # cite: upstream-statefulset-facts | Revisions | "Rolling back to an earlier template reuses the old ControllerRevision"
+  # cite: upstream-statefulset-facts | Status | "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
 
   # covers: E5
   Scenario: rolling back to the earlier template reuses its revision

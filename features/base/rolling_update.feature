@@ -17,11 +17,11 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
   (upstream-statefulset-facts, "Status"), so a pod being replaced leaves
   currentReplicas the moment it starts terminating.
 
-  # cite: statefulset-concepts.txt | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
-  # cite: statefulset-concepts.txt | Rolling Updates | "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor. If you have set .spec.minReadySeconds ... the control plane additionally waits that amount of time after the Pod turns ready"
-  # cite: statefulset-concepts.txt | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
-  # cite: upstream-statefulset-facts.md | Status | "not-terminating pods at currentRevision / updateRevision"
-  # cite: statefulset-concepts.txt | Partitioned rolling updates | "If a StatefulSet's .spec.updateStrategy.rollingUpdate.partition is greater than its .spec.replicas, updates to its .spec.template will not be propagated to its Pods."
+  # cite: statefulset-concepts | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
+  # cite: statefulset-concepts | Rolling Updates | "The Kubernetes control plane waits until an updated Pod is Running and Ready prior to updating its predecessor. If you have set .spec.minReadySeconds ... the control plane additionally waits that amount of time after the Pod turns ready"
+  # cite: statefulset-concepts | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
+  # cite: upstream-statefulset-facts | Status | "not-terminating pods at currentRevision / updateRevision"
+  # cite: statefulset-concepts | Partitioned rolling updates | "If a StatefulSet's .spec.updateStrategy.rollingUpdate.partition is greater than its .spec.replicas, updates to its .spec.template will not be propagated to its Pods."
 
   # covers: R25 R30 R46 R52 C24 C26 C27 E5
   Scenario: one pod at a time, each replacement ready before the next

@@ -26,14 +26,14 @@ Feature: Scaling to zero and back
   report: "Reconcile order (one sync)": "Compute current/update revisions,
   write observedGeneration, revisions, collisionCount and counts."
 
-  # cite: statefulset-concepts.txt | Limitations | "To achieve ordered and graceful termination of the pods in the StatefulSet, it is possible to scale the StatefulSet down to 0 prior to deletion."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a Pod is terminated, all of its successors must be completely shutdown."
-  # cite: statefulset-concepts.txt | StatefulSets | "each has a persistent identifier that it maintains across any rescheduling."
-  # cite: statefulset-concepts.txt | Stable Storage | "When a Pod is (re)scheduled onto a node, its volumeMounts mount the PersistentVolumes associated with its PersistentVolume Claims."
-  # cite: upstream-statefulset-facts.md | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
-  # cite: upstream-statefulset-facts.md | Status | "replicas: pods that exist (including terminating); readyReplicas: Running and Ready"
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
+  # cite: statefulset-concepts | Limitations | "To achieve ordered and graceful termination of the pods in the StatefulSet, it is possible to scale the StatefulSet down to 0 prior to deletion."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a Pod is terminated, all of its successors must be completely shutdown."
+  # cite: statefulset-concepts | StatefulSets | "each has a persistent identifier that it maintains across any rescheduling."
+  # cite: statefulset-concepts | Stable Storage | "When a Pod is (re)scheduled onto a node, its volumeMounts mount the PersistentVolumes associated with its PersistentVolume Claims."
+  # cite: upstream-statefulset-facts | Identity | "Labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index; spec.hostname = pod name, spec.subdomain = serviceName."
+  # cite: upstream-statefulset-facts | Status | "replicas: pods that exist (including terminating); readyReplicas: Running and Ready"
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
 
   # covers: C9
   Scenario: OrderedReady scales to zero one pod at a time, web-0 last

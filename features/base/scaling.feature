@@ -24,15 +24,15 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
   previously did": `kubectl apply -f` puts back every field its manifest
   sets that someone changed since, replicas too, and the controller follows.
 
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it"
-  # cite: statefulset-concepts.txt | Replicas | "via kubectl scale statefulset statefulset --replicas=X"
-  # cite: statefulset-concepts.txt | Replicas | "a HorizontalPodAutoscaler (or any similar API for horizontal scaling)"
-  # cite: statefulset-concepts.txt | Replicas | "applying that manifest overwrites the manual scaling that you previously did"
-  # cite: statefulset-concepts.txt | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "If web-0 should fail, after web-1 is Running and Ready, but before web-2 is launched, web-2 will not be launched until web-0 is successfully relaunched and becomes Running and Ready."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it"
+  # cite: statefulset-concepts | Replicas | "via kubectl scale statefulset statefulset --replicas=X"
+  # cite: statefulset-concepts | Replicas | "a HorizontalPodAutoscaler (or any similar API for horizontal scaling)"
+  # cite: statefulset-concepts | Replicas | "applying that manifest overwrites the manual scaling that you previously did"
+  # cite: statefulset-concepts | Parallel Pod Management | "Parallel pod management tells the StatefulSet controller to launch or terminate all Pods in parallel, and to not wait for Pods to become Running and Ready or completely terminated prior to launching or terminating another Pod."
 
   # covers: R46 C2 C14 C16 E11
   Scenario: OrderedReady creates in order, each after its predecessors are ready

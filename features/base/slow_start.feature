@@ -18,9 +18,9 @@ Feature: a Parallel set creates and deletes its pods in slow-start batches
   the apiserver with creations that all fail alike (a quota, an admission
   webhook).
 
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "creates in slow-start batches 1,2,4..., and deletes condemned pods without waiting."
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream deletes condemned/outdated pods and creates Parallel pods in slow-start batches (1, 2, 4, ...), all issued within one sync."
-  # cite: statefulset-concepts.txt | Parallel Pod Management | "all Pods in parallel"
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "creates in slow-start batches 1,2,4..., and deletes condemned pods without waiting."
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream deletes condemned/outdated pods and creates Parallel pods in slow-start batches (1, 2, 4, ...), all issued within one sync."
+  # cite: statefulset-concepts | Parallel Pod Management | "all Pods in parallel"
 
   @isolated @embedded-only
   Scenario: while creating web-1 keeps failing, its batch partner web-2 is created and no pod of a later batch ever is

@@ -17,9 +17,9 @@ Feature: Changing .spec.ordinals.start on a running set
   {N-1..0}." Upstream's tests check the names only; these scenarios check the
   order too, and that no ordinal ever had two pods.
 
-  # cite: upstream-statefulset-facts.md | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
-  # cite: statefulset-concepts.txt | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
+  # cite: upstream-statefulset-facts | Identity | ".spec.ordinals.start shifts the range to [start, start+replicas)."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "For a StatefulSet with N replicas, when Pods are being deployed, they are created sequentially, in order from {0..N-1}."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "When Pods are being deleted, they are terminated in reverse order, from {N-1..0}."
 
   # covers: E32
   Scenario: setting ordinals.start to 2 with 3 replicas leaves web-2, web-3 and web-4

@@ -12,9 +12,9 @@ Feature: Every kind of template change rolls out
   proceed in the same order as Pod termination (from the largest ordinal to
   the smallest), updating each Pod one at a time.").
 
-  # cite: statefulset-concepts.txt | Update strategies | "A StatefulSet's .spec.updateStrategy field allows you to configure and disable automated rolling updates for containers, labels, resource request/limits, and annotations for the Pods in a StatefulSet."
-  # cite: upstream-statefulset-facts.md | Revisions | "Only a change of `.spec.template` makes a new revision"
-  # cite: statefulset-concepts.txt | Rolling Updates | "It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
+  # cite: statefulset-concepts | Update strategies | "A StatefulSet's .spec.updateStrategy field allows you to configure and disable automated rolling updates for containers, labels, resource request/limits, and annotations for the Pods in a StatefulSet."
+  # cite: upstream-statefulset-facts | Revisions | "Only a change of `.spec.template` makes a new revision"
+  # cite: statefulset-concepts | Rolling Updates | "It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
 
   # covers: C25
   Scenario: a template label change and then a resource limits change each roll out, one pod at a time

@@ -22,9 +22,9 @@ Feature: What the API accepts and refuses for a StatefulSet
   creates a set whose claim templates carry apiVersion and kind, then writes
   its spec back exactly as it sent it, and expects the update to succeed.
 
-  # cite: statefulset-concepts.txt | Components | "The name of a StatefulSet object must be a valid DNS subdomain name."
-  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "selector must match template labels; selector and volumeClaimTemplates are immutable on update."
-  # cite: statefulset-concepts.txt | Pod Selector | "Failing to specify a matching Pod Selector will result in a validation error during StatefulSet creation."
+  # cite: statefulset-concepts | Components | "The name of a StatefulSet object must be a valid DNS subdomain name."
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "selector must match template labels; selector and volumeClaimTemplates are immutable on update."
+  # cite: statefulset-concepts | Pod Selector | "Failing to specify a matching Pod Selector will result in a validation error during StatefulSet creation."
 
   Scenario: podManagementPolicy cannot be changed after creation
     Given a StatefulSet "web" with 1 replica and pod management policy "OrderedReady"

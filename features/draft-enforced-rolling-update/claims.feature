@@ -13,7 +13,7 @@ Feature: EnforcedRollingUpdate creates a pod again only once its claim being del
   EnforcedRollingUpdateInStatefulSet on both the apiserver and the
   controller, which the scenario turns on.
 
-  # cite: kep-3541-draft-enforced-rolling-update.md | What are other known failure modes? | "StatefulSet controller waits for PVC cleanup before creating new pods"
+  # cite: kep-3541-draft | What are other known failure modes? | "StatefulSet controller waits for PVC cleanup before creating new pods"
 
   Background:
     Given the apiserver runs with feature gate "EnforcedRollingUpdateInStatefulSet" on

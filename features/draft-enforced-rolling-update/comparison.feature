@@ -30,15 +30,15 @@ Feature: RollingUpdate, Recreate and EnforcedRollingUpdate compared on stuck pod
   "StatefulSet will stop the rollout and wait", and "it's not enough to
   revert the Pod template to a good configuration".
 
-  # cite: kep-3541-draft-enforced-rolling-update.md | Comparison with Existing Solutions | "Halts completely, waits forever"
-  # cite: kep-3541-draft-enforced-rolling-update.md | Comparison with Existing Solutions | "Still halts completely"
-  # cite: kep-3541-draft-enforced-rolling-update.md | Comparison with Existing Solutions | "Halts, loses ordering"
-  # cite: kep-3541-draft-enforced-rolling-update.md | Comparison with Existing Solutions | "Automatically replaces stuck pods"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Since all pods are forcibly deleted, updates cannot become permanently blocked"
-  # cite: kep-3541-draft-enforced-rolling-update.md | Integration tests | "will recover after applying with a fixed configuration"
-  # cite: calibration-facts.md | Feature-gate defaults (kubernetes/website feature-gates pages; PRs named) | "The broken-pods fix #137666 is in v1.37 only"
-  # cite: statefulset-concepts.txt | Forced rollback | "StatefulSet will stop the rollout and wait"
-  # cite: statefulset-concepts.txt | Forced rollback | "it's not enough to revert the Pod template to a good configuration"
+  # cite: kep-3541-draft | Comparison with Existing Solutions | "Halts completely, waits forever"
+  # cite: kep-3541-draft | Comparison with Existing Solutions | "Still halts completely"
+  # cite: kep-3541-draft | Comparison with Existing Solutions | "Halts, loses ordering"
+  # cite: kep-3541-draft | Comparison with Existing Solutions | "Automatically replaces stuck pods"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Since all pods are forcibly deleted, updates cannot become permanently blocked"
+  # cite: kep-3541-draft | Integration tests | "will recover after applying with a fixed configuration"
+  # cite: calibration-facts | Feature-gate defaults (kubernetes/website feature-gates pages; PRs named) | "The broken-pods fix #137666 is in v1.37 only"
+  # cite: statefulset-concepts | Forced rollback | "StatefulSet will stop the rollout and wait"
+  # cite: statefulset-concepts | Forced rollback | "it's not enough to revert the Pod template to a good configuration"
 
   Background:
     Given the apiserver runs with feature gate "EnforcedRollingUpdateInStatefulSet" on

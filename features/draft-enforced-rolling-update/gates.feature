@@ -20,7 +20,7 @@ Feature: EnforcedRollingUpdate exists only behind its gate, on both components
   (pkg/controller/statefulset/stateful_set_control.go); a stuck pod then
   stays, as under RollingUpdate.
 
-  # cite: kep-3541-draft-enforced-rolling-update.md | Upgrade | "an opt-in strategy for end-users to choose, it won't change previous behaviors if you don't configure anything"
+  # cite: kep-3541-draft | Upgrade | "an opt-in strategy for end-users to choose, it won't change previous behaviors if you don't configure anything"
 
   # covers: D1 D10
   Scenario: apiserver gate off: a StatefulSet of type EnforcedRollingUpdate is refused as an unsupported type

@@ -11,8 +11,8 @@ Feature: A Recreate halts while the apiserver refuses the controller, and comple
   again, the Recreate runs as it would have: every old pod gone before any
   new one, RecreateStarted once.
 
-  # cite: kep-3541-recreate-strategy.txt | How does this feature react if the API server and/or etcd is unavailable? | "API Server Unavailable: StatefulSet controller cannot read/write StatefulSet or Pod objects, so all updates halt."
-  # cite: kep-3541-recreate-strategy.txt | How does this feature react if the API server and/or etcd is unavailable? | "No special handling is required as this feature only changes the update progression logic"
+  # cite: kep-3541 | How does this feature react if the API server and/or etcd is unavailable? | "API Server Unavailable: StatefulSet controller cannot read/write StatefulSet or Pod objects, so all updates halt."
+  # cite: kep-3541 | How does this feature react if the API server and/or etcd is unavailable? | "No special handling is required as this feature only changes the update progression logic"
 
   # covers: R54
   Scenario: a template change made during an outage waits for the outage to end, then the Recreate completes

@@ -9,8 +9,8 @@ Feature: Rollouts complete when a node goes NotReady with its pods
   says "If there is any unavailable Pod in the range 0 to replicas - 1, it
   will be counted towards maxUnavailable.").
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
-  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: statefulset-concepts | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
 
   @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: Recreate while the node of web-1 is NotReady for 2 seconds

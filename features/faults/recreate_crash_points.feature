@@ -10,9 +10,9 @@ Feature: Recreate survives a controller restart at any point
   ordinal. `kepspec explore --name '<scenario>'` reruns the first two
   scenarios with a restart right after each write of the controller in turn.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "All old-revision pods are fully terminated before any new pods are created"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
-  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "All old-revision pods are fully terminated before any new pods are created"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
+  # cite: kep-3541 | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
 
   # covers: R14
   @explore

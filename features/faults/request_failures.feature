@@ -10,7 +10,7 @@ Feature: Rollouts converge when the controller's writes fail
   TestStatefulSetStatusWithPodFail), so the status keeps counting what exists
   while a write keeps failing.
 
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream writes StatefulSet status even when an action of the sync failed"
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream writes StatefulSet status even when an action of the sync failed"
 
   @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario Outline: Recreate converges with 20% of the controller's writes failing with <code>

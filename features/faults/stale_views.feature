@@ -13,7 +13,7 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
   KEP-3541's pseudo-code; calibration-facts reports it "not found in public
   sources for the merged code" of upstream. The spec states the KEP.
 
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
   @kep-3541 @gate-StatefulSetRecreateStrategy
   Scenario: Recreate while the controller's view lags 25 resource versions

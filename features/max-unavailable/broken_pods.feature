@@ -13,8 +13,8 @@ Feature: broken pods of an old revision do not deadlock a Parallel rollout
   (calibration-facts: "The broken-pods fix #137666 is in v1.37 only"): once
   the template is fixed, the broken pods are replaced.
 
-  # cite: kep-3541-recreate-strategy.txt | Summary | "While podManagementPolicy: Parallel allows pods to be updated simultaneously without waiting for Ready state, stuck pods remain and are not automatically replaced."
-  # cite: calibration-facts.md | Feature-gate defaults (kubernetes/website feature-gates pages; PRs named) | "The broken-pods fix #137666 is in v1.37 only"
+  # cite: kep-3541 | Summary | "While podManagementPolicy: Parallel allows pods to be updated simultaneously without waiting for Ready state, stuck pods remain and are not automatically replaced."
+  # cite: calibration-facts | Feature-gate defaults (kubernetes/website feature-gates pages; PRs named) | "The broken-pods fix #137666 is in v1.37 only"
 
   Scenario: every pod broken, then the template is fixed
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"

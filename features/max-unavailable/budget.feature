@@ -23,13 +23,13 @@ Feature: maxUnavailable bounds how many pods a rolling update takes down at once
   pod at a time in reverse ordinal order", even with maxUnavailable; the spec
   follows KEP-961, whose Choice 1 updates in batches.
 
-  # cite: kep-961-max-unavailable.md | API Changes | "The maximum number of pods that can be unavailable during the update. ... Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). ... Absolute number is calculated from percentage by rounding down. ... Defaults to 1."
-  # cite: kep-961-max-unavailable.md | Implementation | "For PMP=Parallel, we will use Choice 2."
-  # cite: kep-961-max-unavailable.md | Implementation | "for simplicity Choice 1 was implemented instead"
-  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "Absolute number is calculated from the percentage value by rounding it up."
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "maxUnavailable is scaled from a percentage rounding DOWN with a floor of 1"
-  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
-  # cite: kep-3541-recreate-strategy.txt | Why Existing Solutions Are Insufficient | "With podManagementPolicy: OrderedReady, updates happen one pod at a time in reverse ordinal order."
+  # cite: kep-961 | API Changes | "The maximum number of pods that can be unavailable during the update. ... Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). ... Absolute number is calculated from percentage by rounding down. ... Defaults to 1."
+  # cite: kep-961 | Implementation | "For PMP=Parallel, we will use Choice 2."
+  # cite: kep-961 | Implementation | "for simplicity Choice 1 was implemented instead"
+  # cite: statefulset-concepts | Maximum unavailable Pods | "Absolute number is calculated from the percentage value by rounding it up."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "maxUnavailable is scaled from a percentage rounding DOWN with a floor of 1"
+  # cite: kep-961 | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
+  # cite: kep-3541 | Why Existing Solutions Are Insufficient | "With podManagementPolicy: OrderedReady, updates happen one pod at a time in reverse ordinal order."
 
   # covers: M1 M9 M10 M15 M22 M23 M40 E9
   Scenario: OrderedReady with maxUnavailable 2 works in batches, highest ordinals first

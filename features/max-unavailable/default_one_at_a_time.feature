@@ -16,11 +16,11 @@ Feature: Without maxUnavailable, a rolling update replaces one pod at a time
   PodManagementPolicy as OrderedReady or Parallel"): without maxUnavailable,
   Parallel too updates one pod at a time.
 
-  # cite: kep-961-max-unavailable.md | Proposal | "When the field is not specified, it will default to 1 to maintain previous behavior of rolling one pod at a time."
-  # cite: statefulset-concepts.txt | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
-  # cite: statefulset-concepts.txt | Parallel Pod Management | "This option only affects the behavior for scaling operations. Updates are not affected."
-  # cite: kep-3541-recreate-strategy.txt | Current Behavior and Problems | "Update all pods simultaneously (or up to maxUnavailable at a time if specified)"
-  # cite: kep-961-max-unavailable.md | Unit tests | "maxUnavailable =1, Same behavior as today with PodManagementPolicy as OrderedReady or Parallel"
+  # cite: kep-961 | Proposal | "When the field is not specified, it will default to 1 to maintain previous behavior of rolling one pod at a time."
+  # cite: statefulset-concepts | Rolling Updates | "the StatefulSet controller will delete and recreate each Pod in the StatefulSet. It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
+  # cite: statefulset-concepts | Parallel Pod Management | "This option only affects the behavior for scaling operations. Updates are not affected."
+  # cite: kep-3541 | Current Behavior and Problems | "Update all pods simultaneously (or up to maxUnavailable at a time if specified)"
+  # cite: kep-961 | Unit tests | "maxUnavailable =1, Same behavior as today with PodManagementPolicy as OrderedReady or Parallel"
 
   # covers: M2 C22 C36
   Scenario Outline: one at a time, highest ordinal first, under <policy>

@@ -8,8 +8,8 @@ Feature: An explicit maxUnavailable of 1 behaves as the default
   field unset; here the set states maxUnavailable 1 itself, and the stored
   value is checked.
 
-  # cite: kep-961-max-unavailable.md | Unit tests | "maxUnavailable =1, Same behavior as today with PodManagementPolicy as OrderedReady or Parallel"
-  # cite: statefulset-concepts.txt | Rolling Updates | "It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
+  # cite: kep-961 | Unit tests | "maxUnavailable =1, Same behavior as today with PodManagementPolicy as OrderedReady or Parallel"
+  # cite: statefulset-concepts | Rolling Updates | "It will proceed in the same order as Pod termination (from the largest ordinal to the smallest), updating each Pod one at a time."
 
   # covers: M14
   Scenario Outline: maxUnavailable 1 under <policy> replaces one pod at a time, highest ordinal first

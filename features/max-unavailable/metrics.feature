@@ -34,13 +34,13 @@ Feature: The controller reports the budget and the unavailable replicas as metri
   Only scenarios whose controller's metrics kepspec can read run: the bundled
   controller in-process; on other targets they are skipped with that reason.
 
-  # cite: kep-961-max-unavailable.md | Metrics | "We'll add two new metrics"
-  # cite: kep-961-max-unavailable.md | Metrics | "tracks the current"
-  # cite: kep-961-max-unavailable.md | Metrics | "tracks the current number of unavailable pods in a StatefulSet. This gauge reflects the real-time count of pods that are either missing or unavailable"
-  # cite: kep-961-max-unavailable.md | Beta | "metrics to in-tree."
-  # cite: kep-961-max-unavailable.md | What specific metrics should inform a rollback? | "reflects the number of times the maxUnavailable condition is violated (i.e. spec.replicas - availableReplicas > maxUnavailable)"
-  # cite: kep-961-max-unavailable.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Measures the current depth of the work queue for StatefulSet"
-  # cite: kep-961-max-unavailable.md | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Counts the total number of retries for StatefulSet update operations within the work queue"
+  # cite: kep-961 | Metrics | "We'll add two new metrics"
+  # cite: kep-961 | Metrics | "tracks the current"
+  # cite: kep-961 | Metrics | "tracks the current number of unavailable pods in a StatefulSet. This gauge reflects the real-time count of pods that are either missing or unavailable"
+  # cite: kep-961 | Beta | "metrics to in-tree."
+  # cite: kep-961 | What specific metrics should inform a rollback? | "reflects the number of times the maxUnavailable condition is violated (i.e. spec.replicas - availableReplicas > maxUnavailable)"
+  # cite: kep-961 | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Measures the current depth of the work queue for StatefulSet"
+  # cite: kep-961 | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "Counts the total number of retries for StatefulSet update operations within the work queue"
 
   # covers: M12
   Scenario: the budget in force, scaled from a percentage, and no unavailable replica once settled

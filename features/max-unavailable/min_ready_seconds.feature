@@ -9,7 +9,7 @@ Feature: a pod counts as unavailable until it has been ready for minReadySeconds
   with maxUnavailable ignored minReadySeconds and availableReplicas fell from
   5 to 0; fixed by #130909.
 
-  # cite: kep-961-max-unavailable.md | Implementation | "instead of checking for healthy pods in the part of the code that decides what is a unavailablePod, we check for isUnavailable, so that minReadySeconds is respected."
+  # cite: kep-961 | Implementation | "instead of checking for healthy pods in the part of the code that decides what is a unavailablePod, we check for isUnavailable, so that minReadySeconds is respected."
 
   # covers: M11 M43
   Scenario: Parallel with maxUnavailable 1 and minReadySeconds 2

@@ -20,12 +20,12 @@ Feature: maxUnavailable together with a partition
   treats a larger value as a clamp to the staged pods (2 staged pods with a
   budget of 3).
 
-  # cite: kep-961-max-unavailable.md | API Changes | "Which means all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated."
-  # cite: kep-961-max-unavailable.md | API Changes | "Pods with ordinal 0 and 1 will remain untouched due the partition."
-  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
-  # cite: kep-961-max-unavailable.md | API Changes | "If a partition is specified, maxUnavailable will only apply to all the pods which are staged by the partition."
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "count unavailable pods over all of [0, replicas)"
-  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified and partition is also specified, MaxUnavailable cannot be greater than replicas-partition"
+  # cite: kep-961 | API Changes | "Which means all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated."
+  # cite: kep-961 | API Changes | "Pods with ordinal 0 and 1 will remain untouched due the partition."
+  # cite: statefulset-concepts | Maximum unavailable Pods | "If there is any unavailable Pod in the range 0 to replicas - 1, it will be counted towards maxUnavailable."
+  # cite: kep-961 | API Changes | "If a partition is specified, maxUnavailable will only apply to all the pods which are staged by the partition."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "count unavailable pods over all of [0, replicas)"
+  # cite: kep-961 | API Changes | "If maxUnavailable is specified and partition is also specified, MaxUnavailable cannot be greater than replicas-partition"
 
   # covers: M5 M6 M17 M18 K15 K17
   Scenario Outline: <staged> staged pods with a budget of <budget>

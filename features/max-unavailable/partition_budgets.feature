@@ -17,13 +17,13 @@ Feature: maxUnavailable above 1 with a partition: more staged pods than the budg
   as in partition.feature, the spec treats a larger value as a clamp to the
   staged pods: a budget of 7 for 2 staged pods takes both at once.
 
-  # cite: kep-961-max-unavailable.md | Unit tests | "maxUnavailable greater than 1 with partition and staged pods greater than maxUnavailable"
-  # cite: kep-961-max-unavailable.md | Unit tests | "maxUnavailable greater than 1 with partition and maxUnavailable greater than replicas"
-  # cite: kep-961-max-unavailable.md | Unit tests | "Each of these Tests can be run in PodManagementPolicy = OrderedReady or Parallel and the Update should happen at most maxUnavailable Pods at a time"
-  # cite: kep-961-max-unavailable.md | API Changes | "all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated"
-  # cite: kep-961-max-unavailable.md | API Changes | "will remain untouched due the partition"
-  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
-  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "maxUnavailable a positive int or a percentage <= 100%"
+  # cite: kep-961 | Unit tests | "maxUnavailable greater than 1 with partition and staged pods greater than maxUnavailable"
+  # cite: kep-961 | Unit tests | "maxUnavailable greater than 1 with partition and maxUnavailable greater than replicas"
+  # cite: kep-961 | Unit tests | "Each of these Tests can be run in PodManagementPolicy = OrderedReady or Parallel and the Update should happen at most maxUnavailable Pods at a time"
+  # cite: kep-961 | API Changes | "all Pods with an ordinal that is greater than or equal to the partition will be updated when the StatefulSet's .spec.template is updated"
+  # cite: kep-961 | API Changes | "will remain untouched due the partition"
+  # cite: kep-961 | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "maxUnavailable a positive int or a percentage <= 100%"
 
   # covers: M19
   Scenario Outline: four staged pods with a budget of 2 under <policy>

@@ -19,10 +19,10 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
   deletes without waiting (upstream-statefulset-facts, "Reconcile order
   (one sync)"), after the healthy pod above it, highest first.
 
-  # cite: kep-961-max-unavailable.md | e2e tests | "checking for a correct rollout specially when scaling down during a rollout"
-  # cite: kep-961-max-unavailable.md | Beta | "the controller should first wait for the predecessor condemned pods to become available before deleting them and delete the pod with the highest ordinal number"
-  # cite: kep-961-max-unavailable.md | Beta | "should be fixed before promotion of maxUnavailable."
-  # cite: kep-961-max-unavailable.md | Beta | "is not applied until the StatefulSet had a chance to fully scale up"
+  # cite: kep-961 | e2e tests | "checking for a correct rollout specially when scaling down during a rollout"
+  # cite: kep-961 | Beta | "the controller should first wait for the predecessor condemned pods to become available before deleting them and delete the pod with the highest ordinal number"
+  # cite: kep-961 | Beta | "should be fixed before promotion of maxUnavailable."
+  # cite: kep-961 | Beta | "is not applied until the StatefulSet had a chance to fully scale up"
 
   # covers: M24
   Scenario: a Parallel set with minReadySeconds and maxUnavailable 2 scaled from 6 to 3 during a rollout

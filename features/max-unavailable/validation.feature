@@ -12,10 +12,10 @@ Feature: the API rejects a maxUnavailable of 0 or above 100%
   here expects such a value to be refused, and the spec treats it as a clamp
   (budget.feature, partition.feature).
 
-  # cite: statefulset-concepts.txt | Maximum unavailable Pods | "This field cannot be 0."
-  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "maxUnavailable a positive int or a percentage <= 100%"
-  # cite: kep-961-max-unavailable.md | Proposal | "This new field can be an absolute, positive number (eg. 5) or a percentage of desired pods (ex: 10%)."
-  # cite: kep-961-max-unavailable.md | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
+  # cite: statefulset-concepts | Maximum unavailable Pods | "This field cannot be 0."
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "maxUnavailable a positive int or a percentage <= 100%"
+  # cite: kep-961 | Proposal | "This new field can be an absolute, positive number (eg. 5) or a percentage of desired pods (ex: 10%)."
+  # cite: kep-961 | API Changes | "If maxUnavailable is specified, it cannot be greater than total number of replicas."
 
   # covers: M41 C35
   Scenario Outline: maxUnavailable <value> is rejected

@@ -21,16 +21,16 @@ Feature: Recreate deletes every old pod, waits until all are gone, then creates
   sources for the merged code". The spec states the KEP; upstream's difference
   is a declared deviation of the upstream target profile.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 1: Delete all pods with old revision"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 3: Create pods with new revision according to podManagementPolicy"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
-  # cite: kep-3541-recreate-strategy.txt | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "99% of Recreate updates complete within (pod termination time + pod startup time + 30s)"
-  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
-  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "Clear Events: Events emitted during the recreate process to show deletion and recreation phases"
-  # cite: kep-3541-recreate-strategy.txt | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "During Recreate updates, the values show the transition from all pods deleted (0 available) to all new pods created and ready"
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Phase 1: Delete all pods with old revision"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Phase 3: Create pods with new revision according to podManagementPolicy"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: kep-3541 | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "99% of Recreate updates complete within (pod termination time + pod startup time + 30s)"
+  # cite: kep-3541 | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
+  # cite: kep-3541 | Risks and Mitigations > Risk: Unintended Data Loss | "Clear Events: Events emitted during the recreate process to show deletion and recreation phases"
+  # cite: kep-3541 | What are the SLIs (Service Level Indicators) an operator can use to determine the health of the service? | "During Recreate updates, the values show the transition from all pods deleted (0 available) to all new pods created and ready"
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
   # covers: R1 R7 R12 R17 R20 R50 R51 E17
   Scenario: a template change replaces all pods with no moment of mixed revisions

@@ -10,8 +10,8 @@ Feature: A Recreate makes N pod deletions, N pod creations, and no new kind of c
   changes no object, so the check reads the embedded apiserver's request log
   (its own cluster, so that the log holds only this scenario's requests).
 
-  # cite: kep-3541-recreate-strategy.txt | Will enabling / using this feature result in any new API calls? | "No new types of API calls."
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF pod.DeletionTimestamp == nil THEN"
+  # cite: kep-3541 | Will enabling / using this feature result in any new API calls? | "No new types of API calls."
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF pod.DeletionTimestamp == nil THEN"
 
   # covers: R3 R55
   Scenario: a Recreate of 3 slowly terminating pods deletes each once and creates each once

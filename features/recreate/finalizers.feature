@@ -8,8 +8,8 @@ Feature: A pod held by a finalizer holds back the new pods
   "Check if pods are stuck in termination (long grace periods, finalizers
   blocking deletion)".
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
-  # cite: kep-3541-recreate-strategy.txt | Troubleshooting > What steps should be taken if SLOs are not being met to determine the problem? | "Check if pods are stuck in termination (long grace periods, finalizers blocking deletion)"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Phase 2: Wait for all old-revision pods to be fully removed from etcd"
+  # cite: kep-3541 | Troubleshooting > What steps should be taken if SLOs are not being met to determine the problem? | "Check if pods are stuck in termination (long grace periods, finalizers blocking deletion)"
 
   # covers: R7 R53
   Scenario: new pods wait for the finalizer to be released

@@ -18,12 +18,12 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   old revision are exactly what Phase 1 deletes: the pending change is rolled
   out by one Recreate, and the pod already at the update revision is kept.
 
-  # cite: statefulset-concepts.txt | Update strategies | "the StatefulSet controller will not automatically update the Pods in a StatefulSet"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "No old pods remain"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
-  # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "Strategy Type Change Does Not Trigger Rollout"
+  # cite: statefulset-concepts | Update strategies | "the StatefulSet controller will not automatically update the Pods in a StatefulSet"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "No old pods remain"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+  # cite: kep-3541 | Notes/Constraints/Caveats | "Strategy Type Change Does Not Trigger Rollout"
 
   # covers: R59
   Scenario: switching to Recreate replaces the pods still at the old revision together, and keeps the one already updated

@@ -17,9 +17,9 @@ Feature: An OrderedReady Recreate with minReadySeconds creates each pod once its
   up, and the check `created only after its predecessors were running and
   ready` counts readiness for minReadySeconds.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "only create the next ordinal when predecessor is Running and Ready"
-  # cite: statefulset-concepts.txt | Minimum ready seconds | ".spec.minReadySeconds is an optional field that specifies the minimum number of seconds for which a newly created Pod should be ready without any of its containers crashing, for it to be considered available."
-  # cite: upstream-statefulset-facts.md | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it."
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "only create the next ordinal when predecessor is Running and Ready"
+  # cite: statefulset-concepts | Minimum ready seconds | ".spec.minReadySeconds is an optional field that specifies the minimum number of seconds for which a newly created Pod should be ready without any of its containers crashing, for it to be considered available."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it."
 
   # covers: R61
   Scenario: with minReadySeconds 3, each new pod waits until its predecessor has been ready for 3 seconds

@@ -8,8 +8,8 @@ Feature: Recreate deletes old pods beyond the replica count too
   ordinal is out of range; none of them may outlive the old revision, and none
   may come back.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Delete ALL pods owned by this StatefulSet that have old revision ... This handles orphaned pods with ordinals >= replicas"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Deletes all old-revision pods including orphans with ordinals >= replicas"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Delete ALL pods owned by this StatefulSet that have old revision ... This handles orphaned pods with ordinals >= replicas"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Deletes all old-revision pods including orphans with ordinals >= replicas"
 
   # covers: R2 R56
   Scenario: scaling down and changing the template at once

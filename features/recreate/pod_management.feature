@@ -6,9 +6,9 @@ Feature: Recreation follows the podManagementPolicy
   ... ELSE ... Parallel: create all missing pods at once". Readiness is held
   by a readiness gate so the difference is visible.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF podManagementPolicy == OrderedReady THEN ... Create in ascending ordinal order; only create the next ordinal when predecessor is Running and Ready ... ELSE ... Parallel: create all missing pods at once"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "i = lowest ordinal in [0, replicas-1] such that pod i does not exist"
-  # cite: upstream-statefulset-facts.md | Identity | "`.spec.ordinals.start` shifts the range to [start, start+replicas)."
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF podManagementPolicy == OrderedReady THEN ... Create in ascending ordinal order; only create the next ordinal when predecessor is Running and Ready ... ELSE ... Parallel: create all missing pods at once"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "i = lowest ordinal in [0, replicas-1] such that pod i does not exist"
+  # cite: upstream-statefulset-facts | Identity | "`.spec.ordinals.start` shifts the range to [start, start+replicas)."
 
   Where sources disagree: the KEP's pseudo-code picks "i = lowest ordinal in
   [0, replicas-1] such that pod i does not exist"; upstream-statefulset-facts,

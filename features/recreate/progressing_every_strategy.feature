@@ -15,8 +15,8 @@ Feature: A Progressing condition for every update strategy
   progressing-for-recreate-only, and the scenario tagged with it checks
   upstream's behaviour in place of the KEP's.
 
-  # cite: kep-3541-recreate-strategy.txt | Goals | "Add Progressing state condition to StatefulSet status for all strategies"
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "the general proposal to add a Progressing condition for every strategy (#133696) was closed unmerged."
+  # cite: kep-3541 | Goals | "Add Progressing state condition to StatefulSet status for all strategies"
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "the general proposal to add a Progressing condition for every strategy (#133696) was closed unmerged."
 
   # covers: R29
   @deviates-progressing-for-recreate-only

@@ -9,9 +9,9 @@ Feature: Recreate keeps every PersistentVolumeClaim
   are being removed due to the StatefulSet being deleted or scaled down", and
   a Recreate does neither.
 
-  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
-  # cite: kep-3541-recreate-strategy.txt | Test Plan | "PVC preservation: PersistentVolumeClaims are not deleted during Recreate (only pods are deleted)"
-  # cite: statefulset-concepts.txt | PersistentVolumeClaim retention | "Bear in mind that these policies only apply when Pods are being removed due to the StatefulSet being deleted or scaled down."
+  # cite: kep-3541 | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541 | Test Plan | "PVC preservation: PersistentVolumeClaims are not deleted during Recreate (only pods are deleted)"
+  # cite: statefulset-concepts | PersistentVolumeClaim retention | "Bear in mind that these policies only apply when Pods are being removed due to the StatefulSet being deleted or scaled down."
 
   # covers: R23 C45
   Scenario Outline: claims keep their uid and binding under retention policy <policy>

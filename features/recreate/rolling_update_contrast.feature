@@ -10,9 +10,9 @@ Feature: RollingUpdate with OrderedReady stays stuck after a bad template is fix
   contrast to the Recreate scenarios: the same story under RollingUpdate does
   not heal by itself.
 
-  # cite: statefulset-concepts.txt | Forced rollback | "If you update the Pod template to a configuration that never becomes Running and Ready (for example, due to a bad binary or application-level configuration error), StatefulSet will stop the rollout and wait."
-  # cite: statefulset-concepts.txt | Forced rollback | "In this state, it's not enough to revert the Pod template to a good configuration."
-  # cite: statefulset-concepts.txt | Forced rollback | "After reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration."
+  # cite: statefulset-concepts | Forced rollback | "If you update the Pod template to a configuration that never becomes Running and Ready (for example, due to a bad binary or application-level configuration error), StatefulSet will stop the rollout and wait."
+  # cite: statefulset-concepts | Forced rollback | "In this state, it's not enough to revert the Pod template to a good configuration."
+  # cite: statefulset-concepts | Forced rollback | "After reverting the template, you must also delete any Pods that StatefulSet had already attempted to run with the bad configuration."
 
   # covers: D11 C10 C38 C39 C40
   Scenario: a pod stuck in ImagePullBackOff stays until it is deleted by hand

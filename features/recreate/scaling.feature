@@ -7,8 +7,8 @@ Feature: Scaling while a Recreate waits for the old pods to terminate
   which ordinals Phase 3 creates, not whether it waits: no pod of the new
   revision may appear, at any ordinal, before every old pod is gone.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Phase 2: Wait for all old-revision pods to be fully removed from etcd"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// This handles orphaned pods with ordinals >= replicas"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Phase 2: Wait for all old-revision pods to be fully removed from etcd"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// This handles orphaned pods with ordinals >= replicas"
 
   # covers: R2 R56
   Scenario Outline: scaling to <replicas> (<policy>) while the old pods are still terminating

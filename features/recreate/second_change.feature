@@ -11,8 +11,8 @@ Feature: A second template change during a Recreate
   second change lands, so the rollout has one; a change after a completed
   Recreate is a rollout of its own, with its own event.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Uses controller-revision-hash label (same as RollingUpdate) to identify old vs new pods"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
 
   # covers: R5 R60
   Scenario: a second change while the first Recreate waits for termination

@@ -17,11 +17,11 @@ Feature: Recreate replaces stuck pods without manual deletion
   states the KEP; upstream's difference is a declared deviation of the
   upstream target profile.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Since all pods are forcibly deleted, updates cannot become permanently blocked"
-  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Stuck pod handling: Pods stuck in any state are forcibly deleted (ImagePullBackOff, Pending, CrashLoopBackOff, etc.)"
-  # cite: kep-3541-recreate-strategy.txt | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
-  # cite: kep-3541-recreate-strategy.txt | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Since all pods are forcibly deleted, updates cannot become permanently blocked"
+  # cite: kep-3541 | Test Plan | "Stuck pod handling: Pods stuck in any state are forcibly deleted (ImagePullBackOff, Pending, CrashLoopBackOff, etc.)"
+  # cite: kep-3541 | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541 | Test Plan | "Status condition Progressing=True with reason=RecreateComplete after pods created"
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "End of a Recreate: Progressing condition status False, reason RecreateCompleted"
 
   Background:
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"

@@ -13,10 +13,10 @@ Feature: What starts a Recreate
   KEP-3541's pseudo-code; calibration-facts reports it "not found in public
   sources for the merged code" of upstream. The spec states the KEP.
 
-  # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "changing only .spec.updateStrategy.type from RollingUpdate to Recreate (or vice versa) does not trigger a new rollout"
-  # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "Make a change to .spec.template ... Force a rollout using kubectl rollout restart"
-  # cite: upstream-statefulset-facts.md | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
-  # cite: calibration-facts.md | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
+  # cite: kep-3541 | Notes/Constraints/Caveats | "changing only .spec.updateStrategy.type from RollingUpdate to Recreate (or vice versa) does not trigger a new rollout"
+  # cite: kep-3541 | Notes/Constraints/Caveats | "Make a change to .spec.template ... Force a rollout using kubectl rollout restart"
+  # cite: upstream-statefulset-facts | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
+  # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
   Background:
     Given a StatefulSet "web" with 3 replicas and update strategy "RollingUpdate"

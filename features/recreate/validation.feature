@@ -19,9 +19,9 @@ Feature: The API accepts Recreate and rejects what does not belong with it
   target declares the difference (deviation switch-away-allowed), checked by
   the scenario tagged @deviation-switch-away-allowed.
 
-  # cite: kep-3541-recreate-strategy.txt | Implementation Changes | "No additional fields required for Recreate strategy (unlike RollingUpdate which has partition, maxUnavailable)"
-  # cite: kep-3541-recreate-strategy.txt | Integration tests | "For alpha, Add test to verify that we cannot switch strategies from Recreate to RollingUpdate or OnDelete. Later on beta, we will need to add a test to verify that we can switch strategies"
-  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "rollingUpdate only with type RollingUpdate"
+  # cite: kep-3541 | Implementation Changes | "No additional fields required for Recreate strategy (unlike RollingUpdate which has partition, maxUnavailable)"
+  # cite: kep-3541 | Integration tests | "For alpha, Add test to verify that we cannot switch strategies from Recreate to RollingUpdate or OnDelete. Later on beta, we will need to add a test to verify that we can switch strategies"
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "rollingUpdate only with type RollingUpdate"
 
   # covers: R26 R27
   Scenario: a StatefulSet with update strategy Recreate is accepted

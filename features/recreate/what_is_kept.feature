@@ -16,12 +16,12 @@ Feature: A Recreate replaces old pods, and only them
   What to expect after a partitioned rollout is switched to Recreate is
   inferred from the pseudo-code; the KEP has no example of it.
 
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// Note: new revision pods with DeletionTimestamp are ignored"
-  # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "// (could happen if user manually deleted, will be recreated)"
-  # cite: kep-3541-recreate-strategy.txt | Notes/Constraints/Caveats | "The Recreate behavior will only be triggered when users either:"
-  # cite: kep-3541-recreate-strategy.txt | Implementation History | "Deleting/terminating pods based on readiness signals is problematic and disruptive"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Note: new revision pods with DeletionTimestamp are ignored"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// (could happen if user manually deleted, will be recreated)"
+  # cite: kep-3541 | Notes/Constraints/Caveats | "The Recreate behavior will only be triggered when users either:"
+  # cite: kep-3541 | Implementation History | "Deleting/terminating pods based on readiness signals is problematic and disruptive"
 
   # covers: R4
   Scenario: a partitioned rollout switched to Recreate keeps the pod already updated

@@ -27,15 +27,15 @@ Feature: every combination of the apiserver's and the controller's gate
   dropped"; the spec follows upstream's strategy (the field is dropped), as
   skew/max_unavailable_gates.feature does.
 
-  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior"
-  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
-  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If both api-server and kube-controller-manager have a version where the feature is enabled, then `maxUnavailable` will take effect"
-  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If only api-server has a version where the feature is enabled ... we'll fall into the default rolling-update behavior, one pod at a time"
-  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If only kube-controller-manager has a version where the feature is enabled, then this field is invisible to users, we'll keep the default rolling-update behavior, one pod at a time"
-  # cite: kep-961-max-unavailable.md | How can a rollout or rollback fail? Can it impact already running workloads? | "StatefulSet updates revert to the default Kubernetes behavior, ignoring any `maxUnavailable` settings even if previously specified."
-  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If both api-server and kube-controller-manager have a version where the feature is enabled, then only one Pod will be updated at a time as the default behavior"
-  # cite: kep-961-max-unavailable.md | How can a rollout or rollback fail? Can it impact already running workloads? | "rejected"
-  # cite: kep-961-max-unavailable.md | Downgrade | "silently dropped"
+  # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior"
+  # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
+  # cite: kep-961 | Version Skew Strategy | "If both api-server and kube-controller-manager have a version where the feature is enabled, then `maxUnavailable` will take effect"
+  # cite: kep-961 | Version Skew Strategy | "If only api-server has a version where the feature is enabled ... we'll fall into the default rolling-update behavior, one pod at a time"
+  # cite: kep-961 | Version Skew Strategy | "If only kube-controller-manager has a version where the feature is enabled, then this field is invisible to users, we'll keep the default rolling-update behavior, one pod at a time"
+  # cite: kep-961 | How can a rollout or rollback fail? Can it impact already running workloads? | "StatefulSet updates revert to the default Kubernetes behavior, ignoring any `maxUnavailable` settings even if previously specified."
+  # cite: kep-961 | Version Skew Strategy | "If both api-server and kube-controller-manager have a version where the feature is enabled, then only one Pod will be updated at a time as the default behavior"
+  # cite: kep-961 | How can a rollout or rollback fail? Can it impact already running workloads? | "rejected"
+  # cite: kep-961 | Downgrade | "silently dropped"
 
   # covers: R1 R36
   @kep-3541 @since-v1.37

@@ -23,13 +23,13 @@ Feature: maxUnavailable when a component has the gate off
   the case where the controller's gate is off too, which the first scenario
   checks.
 
-  # cite: kep-961-max-unavailable.md | Version Skew Strategy | "If only api-server has a version where the feature is enabled, because statefulset controller is unaware of this feature, then we'll fall into the default rolling-update behavior, one pod at a time."
-  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "If we try to set this field, it will be silently dropped."
-  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
-  # cite: upstream-statefulset-facts.md | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
-  # cite: kep-961-max-unavailable.md | How can a rollout or rollback fail? Can it impact already running workloads? | "Attempts to use maxUnavailable in StatefulSet specifications will be rejected by the API server."
-  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
-  # cite: kep-961-max-unavailable.md | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
+  # cite: kep-961 | Version Skew Strategy | "If only api-server has a version where the feature is enabled, because statefulset controller is unaware of this feature, then we'll fall into the default rolling-update behavior, one pod at a time."
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If we try to set this field, it will be silently dropped."
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
+  # cite: kep-961 | How can a rollout or rollback fail? Can it impact already running workloads? | "Attempts to use maxUnavailable in StatefulSet specifications will be rejected by the API server."
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
+  # cite: kep-961 | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
 
   # covers: M30 M34
   Scenario: controller gate off: maxUnavailable 3 behaves as 1

@@ -18,12 +18,12 @@ Feature: MaxUnavailableStatefulSet turned off and on again
   run those as restarts of both components with the gate switched, keeping the
   objects.
 
-  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "downgrade of either kube-apiserver or kube-controller-manager to a version with the feature flag was disabled, when the field was not set the behavior doesn't change"
-  # cite: kep-961-max-unavailable.md | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by controller, and controller behaves as if the field is not set"
-  # cite: kep-961-max-unavailable.md | Can the feature be disabled once it has been enabled (i.e. can we roll back the enablement)? | "If the feature is disabled in the middle of the rollout, the rollout will continue as if maxUnavailable is 1. If there is more than one pod undergoing an update, it will wait for them to complete their update, and continue as if maxUnavailable is 1."
-  # cite: kep-961-max-unavailable.md | What happens if we reenable the feature if it was previously rolled back? | "will take effect again"
-  # cite: kep-961-max-unavailable.md | Test Plan | "Feature enablement/disablement test"
-  # cite: kep-961-max-unavailable.md | Were upgrade and rollback tested? Was the upgrade->downgrade->upgrade path tested? | "can be set again to StatefulSet A"
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "downgrade of either kube-apiserver or kube-controller-manager to a version with the feature flag was disabled, when the field was not set the behavior doesn't change"
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by controller, and controller behaves as if the field is not set"
+  # cite: kep-961 | Can the feature be disabled once it has been enabled (i.e. can we roll back the enablement)? | "If the feature is disabled in the middle of the rollout, the rollout will continue as if maxUnavailable is 1. If there is more than one pod undergoing an update, it will wait for them to complete their update, and continue as if maxUnavailable is 1."
+  # cite: kep-961 | What happens if we reenable the feature if it was previously rolled back? | "will take effect again"
+  # cite: kep-961 | Test Plan | "Feature enablement/disablement test"
+  # cite: kep-961 | Were upgrade and rollback tested? Was the upgrade->downgrade->upgrade path tested? | "can be set again to StatefulSet A"
 
   # covers: M21 M36 M38
   Scenario: a stored maxUnavailable 3 is ignored while both gates are off and takes effect again once they are on

@@ -41,16 +41,16 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   switching away from Recreate in alpha; the spec switches back only with both
   gates off, as "Downgrade" presupposes.
 
-  # cite: kep-3541-recreate-strategy.txt | Upgrade / Downgrade Strategy > Upgrade | "This feature is protected by the feature-gate StatefulSetRecreateStrategy, which must be enabled on both kube-apiserver and kube-controller-manager."
-  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior ... No errors, but Recreate behavior is not active"
-  # cite: kep-3541-recreate-strategy.txt | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
-  # cite: kep-3541-recreate-strategy.txt | Downgrade | "The controller in the older version ignores Recreate and behaves as RollingUpdate for those existing objects"
-  # cite: kep-3541-recreate-strategy.txt | Downgrade | "StatefulSets that already have type: Recreate stored in etcd remain stored, but any update that touches the spec may be rejected unless the strategy is changed back to RollingUpdate/OnDelete first"
-  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings"
-  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "If leader has feature enabled: Recreate strategy is processed correctly"
-  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "If leader has feature disabled: Recreate strategy is ignored, falls back to RollingUpdate behavior"
-  # cite: kep-3541-recreate-strategy.txt | Version Skew Strategy | "Leader may change during upgrade, causing behavior to switch between Recreate and RollingUpdate"
-  # cite: kep-3541-recreate-strategy.txt | What happens if we reenable the feature if it was previously rolled back? | "StatefulSets with type: Recreate in their spec will immediately start using Recreate behavior for the next update."
+  # cite: kep-3541 | Upgrade / Downgrade Strategy > Upgrade | "This feature is protected by the feature-gate StatefulSetRecreateStrategy, which must be enabled on both kube-apiserver and kube-controller-manager."
+  # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior ... No errors, but Recreate behavior is not active"
+  # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
+  # cite: kep-3541 | Downgrade | "The controller in the older version ignores Recreate and behaves as RollingUpdate for those existing objects"
+  # cite: kep-3541 | Downgrade | "StatefulSets that already have type: Recreate stored in etcd remain stored, but any update that touches the spec may be rejected unless the strategy is changed back to RollingUpdate/OnDelete first"
+  # cite: kep-3541 | Version Skew Strategy | "StatefulSets are functional, just without Recreate strategy feature ... No errors or warnings"
+  # cite: kep-3541 | Version Skew Strategy | "If leader has feature enabled: Recreate strategy is processed correctly"
+  # cite: kep-3541 | Version Skew Strategy | "If leader has feature disabled: Recreate strategy is ignored, falls back to RollingUpdate behavior"
+  # cite: kep-3541 | Version Skew Strategy | "Leader may change during upgrade, causing behavior to switch between Recreate and RollingUpdate"
+  # cite: kep-3541 | What happens if we reenable the feature if it was previously rolled back? | "StatefulSets with type: Recreate in their spec will immediately start using Recreate behavior for the next update."
 
   # covers: R36
   @deviates-controller-gate-off-no-fallback

@@ -645,8 +645,9 @@ mod tests {
                 .chain(args.iter().copied()),
         );
         assert!(cli.is_ok(), "{:?}", cli.err());
-        // The image's entrypoint is `kepspec controller` (clusters/Dockerfile).
+        // The image's entrypoint is `kepspec-controller` (clusters/Dockerfile),
+        // which takes the same options as `kepspec controller`.
         let dockerfile = std::fs::read_to_string(root.join("clusters/Dockerfile")).unwrap();
-        assert!(dockerfile.contains(r#"ENTRYPOINT ["/usr/local/bin/kepspec", "controller"]"#));
+        assert!(dockerfile.contains(r#"ENTRYPOINT ["/usr/local/bin/kepspec-controller"]"#));
     }
 }

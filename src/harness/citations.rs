@@ -2,14 +2,20 @@
 //! cites.
 //!
 //! The features quote KEP-3541, KEP-961, the StatefulSet concepts page and the
-//! notes on upstream behaviour kept in the shared reference folder next to the
-//! repository (`../shared/reference`). Under its narrative, a feature has one
-//! comment line per quotation, naming the file, the heading the quotation
-//! stands under and the quoted words:
+//! notes on upstream behaviour. Every source is registered in
+//! `spec/sources.yaml` (id, title, public location, the file name of its text).
+//! Under its narrative, a feature has one comment line per quotation, naming
+//! the source's id, the heading the quotation stands under and the quoted
+//! words:
 //!
 //! ```text
-//! # cite: kep-3541-recreate-strategy.txt | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
+//! # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
 //! ```
+//!
+//! The texts themselves are not part of the repository: the check reads them
+//! from the folder `KEPSPEC_SOURCES` names (or `kepspec cite --sources DIR`),
+//! where each source's text has the registry's `file` name. Without that
+//! folder the quotation check says so in one line and checks nothing.
 //!
 //! The heading is the exact text of a heading of that file: a `#` line of a
 //! Markdown file, a line of its own in a plain-text file. Where a heading is
@@ -29,9 +35,9 @@
 //!
 //! Clauses (`src/harness/clauses.rs`), which failure messages print as
 //! `id: "text"`, follow one convention. A clause with a text is a quotation:
-//! its id is a source name followed by the exact heading, as in
+//! its id is a source's `clause_prefix` followed by the exact heading, as in
 //! `KEP-3541 Proposed Recreate Strategy Algorithm` or
-//! `StatefulSet concepts, Rolling Updates` (see `SOURCES`), and its text
+//! `StatefulSet concepts, Rolling Updates`, and its text
 //! occurs under that heading. A clause that is not a quotation has an empty
 //! text, so that it is printed without quotation marks, and says
 //! `(paraphrase)` in its id, which carries the words.
@@ -40,38 +46,65 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The source names that clause ids begin with, and their reference files.
-const SOURCES: [(&str, &str); 7] = [
-    (
-        "KEP-3541 draft ",
-        "kep-3541-draft-enforced-rolling-update.md",
-    ),
-    ("KEP-3541 ", "kep-3541-recreate-strategy.txt"),
-    ("KEP-961 ", "kep-961-max-unavailable.md"),
-    ("StatefulSet concepts, ", "statefulset-concepts.txt"),
-    (
-        "upstream-statefulset-facts, ",
-        "upstream-statefulset-facts.md",
-    ),
-    ("calibration-facts, ", "calibration-facts.md"),
-    (
-        "OpenKruise Advanced StatefulSet, ",
-        "openkruise-advanced-statefulset.txt",
-    ),
-];
-
 /// What separates the pieces of a quotation with omissions once they are
 /// joined: a narrative quotation cannot reach across it.
 const GAP: &str = "\u{1}";
 
-/// The repository.
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The environment variable naming the folder of the source texts.
+pub const SOURCES_ENV: &str = "KEPSPEC_SOURCES";
+
+/// The folder of the source texts `KEPSPEC_SOURCES` names, if it is set.
+pub fn sources_dir() -> Option<PathBuf> {
+    std::env::var_os(SOURCES_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
-/// Where the reference texts are: the shared folder next to the repository.
-fn reference_dir() -> PathBuf {
-    root().join("..").join("shared").join("reference")
+/// One entry of `spec/sources.yaml`.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceEntry {
+    /// What `# cite:` lines name.
+    pub id: String,
+    /// The source's title.
+    pub title: String,
+    /// The file name of its text in the sources folder.
+    pub file: String,
+    /// How the ids of clauses quoting it begin (`KEP-3541 `).
+    pub clause_prefix: String,
+    /// Its canonical public location.
+    pub location: Option<String>,
+    /// Further public evidence a set of notes summarizes.
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    /// When the text was last read against its location.
+    pub read: Option<String>,
+    /// Anything a reader should know.
+    pub note: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegistryFile {
+    sources: Vec<SourceEntry>,
+}
+
+/// Where the registry is, in the spec (on disk, or bundled).
+pub const REGISTRY: &str = "spec/sources.yaml";
+
+/// The registered sources, in the registry's order.
+pub fn registry() -> Result<Vec<SourceEntry>, String> {
+    let text = crate::bundle::read_to_string(Path::new(REGISTRY))
+        .map_err(|e| format!("{REGISTRY}: cannot read: {e}"))?;
+    let file: RegistryFile =
+        crate::yaml::from_str(&text).map_err(|e| format!("{REGISTRY}: {e}"))?;
+    let mut seen = BTreeSet::new();
+    for s in &file.sources {
+        if !seen.insert(s.id.as_str()) {
+            return Err(format!("{REGISTRY}: source id `{}` appears twice", s.id));
+        }
+    }
+    Ok(file.sources)
 }
 
 /// A heading of a reference text.
@@ -295,20 +328,21 @@ fn first_missing<'a>(text: &str, fragments: &'a [String]) -> Option<&'a str> {
     None
 }
 
-/// The reference texts, by file name.
+/// The reference texts, by file name, and the registry that names them.
 struct Reference {
     dir: PathBuf,
     sources: BTreeMap<String, Source>,
+    registry: Vec<SourceEntry>,
 }
 
 impl Reference {
     /// Reads every `.md` and `.txt` file of `dir`.
     fn load(dir: &Path) -> Result<Reference, String> {
+        let registry = registry()?;
         let missing = |why: String| {
             format!(
-                "the reference texts are missing ({why}): the citations in features/ and \
-                 src/harness/clauses.rs are checked against the KEPs and documents kept in \
-                 {}, the shared reference folder next to the repository",
+                "the source texts are missing ({why}): {SOURCES_ENV} names {}, which must hold \
+                 the text of every source of {REGISTRY} under its `file` name",
                 dir.display()
             )
         };
@@ -329,9 +363,18 @@ impl Reference {
         if sources.is_empty() {
             return Err(missing("no .md or .txt file".to_string()));
         }
+        for entry in &registry {
+            if !sources.contains_key(&entry.file) {
+                return Err(missing(format!(
+                    "no {} for source `{}`",
+                    entry.file, entry.id
+                )));
+            }
+        }
         Ok(Reference {
             dir: dir.to_path_buf(),
             sources,
+            registry,
         })
     }
 
@@ -343,8 +386,28 @@ impl Reference {
             .collect()
     }
 
-    /// Whether `quotation` occurs in `file` under the heading path.
-    fn check(&self, file: &str, path: &[String], quotation: &str) -> Result<(), String> {
+    /// The text file of a source id.
+    fn file_of(&self, id: &str) -> Result<&str, String> {
+        self.registry
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.file.as_str())
+            .ok_or_else(|| {
+                format!(
+                    "no source `{id}` in {REGISTRY} (known: {})",
+                    self.registry
+                        .iter()
+                        .map(|s| s.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+    }
+
+    /// Whether `quotation` occurs in the text of source `id` under the
+    /// heading path.
+    fn check(&self, id: &str, path: &[String], quotation: &str) -> Result<(), String> {
+        let file = self.file_of(id)?;
         let source = self
             .sources
             .get(file)
@@ -381,7 +444,8 @@ impl Reference {
 struct Cite {
     /// Its line number, from 1.
     line: usize,
-    file: String,
+    /// The source's id in `spec/sources.yaml`.
+    source: String,
     /// The heading, or the headings from the outermost to the one that holds
     /// the quotation.
     path: Vec<String>,
@@ -396,7 +460,7 @@ impl Cite {
     }
 }
 
-/// `# cite: <file> | <heading>[ > <heading>...] | "<text>"`; `None` when the
+/// `# cite: <source id> | <heading>[ > <heading>...] | "<text>"`; `None` when the
 /// line is no citation.
 fn parse_cite(line: usize, text: &str) -> Option<Result<Cite, String>> {
     let fields = text
@@ -408,18 +472,18 @@ fn parse_cite(line: usize, text: &str) -> Option<Result<Cite, String>> {
     let (Some(file), Some(headings), Some(quoted)) = (fields.next(), fields.next(), fields.next())
     else {
         return Some(Err(
-            "expected `# cite: <file> | <heading> | \"<text>\"`".to_string()
+            "expected `# cite: <source id> | <heading> | \"<text>\"`".to_string(),
         ));
     };
     let Some(quotation) = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else {
         return Some(Err("the quotation must stand in double quotes".to_string()));
     };
     if file.is_empty() || headings.is_empty() {
-        return Some(Err("a citation names a file and a heading".to_string()));
+        return Some(Err("a citation names a source and a heading".to_string()));
     }
     Some(Ok(Cite {
         line,
-        file: file.to_string(),
+        source: file.to_string(),
         path: heading_path(headings),
         text: quotation.to_string(),
     }))
@@ -457,12 +521,8 @@ fn quotations(narrative: &str) -> Result<Vec<String>, String> {
 
 /// The problems of one feature file's citations.
 fn feature_problems(reference: &Reference, headings: &BTreeSet<&str>, path: &Path) -> Vec<String> {
-    let name = path
-        .strip_prefix(root())
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    let text = match fs::read_to_string(path) {
+    let name = path.display().to_string();
+    let text = match crate::bundle::read_to_string(path) {
         Ok(text) => text,
         Err(e) => return vec![format!("{name}: cannot read: {e}")],
     };
@@ -473,7 +533,7 @@ fn feature_problems(reference: &Reference, headings: &BTreeSet<&str>, path: &Pat
             None => {}
             Some(Err(e)) => problems.push(format!("{name}:{}: {e}", i + 1)),
             Some(Ok(cite)) => {
-                if let Err(e) = reference.check(&cite.file, &cite.path, &cite.text) {
+                if let Err(e) = reference.check(&cite.source, &cite.path, &cite.text) {
                     problems.push(format!("{name}:{}: {e}", cite.line));
                 }
                 cites.push(cite);
@@ -525,6 +585,7 @@ fn feature_problems(reference: &Reference, headings: &BTreeSet<&str>, path: &Pat
     problems
 }
 
+#[cfg(test)]
 /// The id and text of every `Clause::new(id, text)` in Rust code; both must
 /// be string literals.
 fn clause_literals(code: &str) -> Result<Vec<(String, String)>, String> {
@@ -550,6 +611,7 @@ fn clause_literals(code: &str) -> Result<Vec<(String, String)>, String> {
     Ok(clauses)
 }
 
+#[cfg(test)]
 /// The value of the plain string literal `code` starts with, and the code
 /// after it; `None` for anything else or an escape it does not know.
 fn string_literal(code: &str) -> Option<(String, &str)> {
@@ -577,21 +639,100 @@ fn string_literal(code: &str) -> Option<(String, &str)> {
     None
 }
 
-/// The file and heading path a clause id names, when it begins with a source
-/// name of `SOURCES`.
-fn clause_source(id: &str) -> Option<(&'static str, Vec<String>)> {
-    SOURCES.iter().find_map(|(name, file)| {
-        id.strip_prefix(name)
-            .map(|heading| (*file, heading_path(heading)))
-    })
+#[cfg(test)]
+/// The source id and heading path a clause id names, when it begins with a
+/// source's `clause_prefix` (the longest that fits: the draft's prefix
+/// begins with KEP-3541's).
+fn clause_source(registry: &[SourceEntry], id: &str) -> Option<(String, Vec<String>)> {
+    registry
+        .iter()
+        .filter(|s| id.starts_with(&s.clause_prefix))
+        .max_by_key(|s| s.clause_prefix.len())
+        .map(|s| (s.id.clone(), heading_path(&id[s.clause_prefix.len()..])))
+}
+
+/// What checking the citations of some feature files found.
+#[derive(Debug, Default)]
+pub struct CitationReport {
+    /// `# cite:` lines read.
+    pub cites: usize,
+    /// Each problem, `file:line: what`.
+    pub problems: Vec<String>,
+}
+
+/// Checks the citations of these feature files against the source texts in
+/// `dir`: every `# cite:` quotation occurs under its heading in its source,
+/// and every narrative quotation is a heading or held by a `# cite:` line.
+/// An error when the texts cannot be read.
+pub fn check_features(dir: &Path, files: &[PathBuf]) -> Result<CitationReport, String> {
+    let reference = Reference::load(dir)?;
+    let headings = reference.headings();
+    let mut report = CitationReport::default();
+    for file in files {
+        let text = crate::bundle::read_to_string(file)
+            .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+        report.cites += text.lines().filter(|l| parse_cite(0, l).is_some()).count();
+        report
+            .problems
+            .extend(feature_problems(&reference, &headings, file));
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn reference() -> Reference {
-        Reference::load(&reference_dir()).unwrap_or_else(|e| panic!("{e}"))
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// The source texts, when `KEPSPEC_SOURCES` names their folder; without
+    /// it the quotation checks say so in one line and check nothing.
+    fn reference(check: &str) -> Option<Reference> {
+        match sources_dir() {
+            Some(dir) => Some(Reference::load(&dir).unwrap_or_else(|e| panic!("{e}"))),
+            None => {
+                eprintln!("{check}: skipped, {SOURCES_ENV} names no folder of source texts");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn the_registry_names_each_source_once_with_a_public_location_or_a_reason() {
+        let registry = registry().unwrap_or_else(|e| panic!("{e}"));
+        assert!(registry.len() >= 7, "{registry:?}");
+        for s in &registry {
+            assert!(
+                s.location.is_some() || s.note.is_some(),
+                "{}: neither a location nor a note saying why there is none",
+                s.id
+            );
+        }
+    }
+
+    #[test]
+    fn every_cite_line_names_a_registered_source() {
+        let registry = registry().unwrap_or_else(|e| panic!("{e}"));
+        let files = super::super::features::discover(&[root().join("features")])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut problems = Vec::new();
+        for file in &files {
+            let text = fs::read_to_string(file).unwrap_or_default();
+            for (i, line) in text.lines().enumerate() {
+                if let Some(Ok(cite)) = parse_cite(i + 1, line) {
+                    if !registry.iter().any(|s| s.id == cite.source) {
+                        problems.push(format!("{}:{}: `{}`", file.display(), i + 1, cite.source));
+                    }
+                }
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "unregistered sources:\n{}",
+            problems.join("\n")
+        );
     }
 
     fn strings(items: &[&str]) -> Vec<String> {
@@ -600,31 +741,31 @@ mod tests {
 
     #[test]
     fn every_citation_occurs_in_its_source() {
-        let reference = reference();
-        let headings = reference.headings();
-        let files = super::super::features::discover(&[root().join("features")])
+        let Some(dir) = sources_dir() else {
+            eprintln!(
+                "every_citation_occurs_in_its_source: skipped, {SOURCES_ENV} names no folder of source texts"
+            );
+            return;
+        };
+        let files = super::super::features::discover(&[PathBuf::from("features")])
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(!files.is_empty(), "no feature file under features/");
-        let mut cites = 0;
-        let mut problems = Vec::new();
-        for file in &files {
-            let text = fs::read_to_string(file)
-                .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-            cites += text.lines().filter(|l| parse_cite(0, l).is_some()).count();
-            problems.extend(feature_problems(&reference, &headings, file));
-        }
-        assert!(cites > 0, "no `# cite:` line in features/");
-        let report = problems.join("\n");
+        let report = check_features(&dir, &files).unwrap_or_else(|e| panic!("{e}"));
+        assert!(report.cites > 0, "no `# cite:` line in features/");
         assert!(
-            problems.is_empty(),
-            "{} problem(s) with the citations of features/ ({cites} `# cite:` lines):\n{report}",
-            problems.len()
+            report.problems.is_empty(),
+            "{} problem(s) with the citations of features/ ({} `# cite:` lines):\n{}",
+            report.problems.len(),
+            report.cites,
+            report.problems.join("\n")
         );
     }
 
     #[test]
     fn every_quoted_clause_occurs_in_its_source() {
-        let reference = reference();
+        let Some(reference) = reference("every_quoted_clause_occurs_in_its_source") else {
+            return;
+        };
         let path = root().join("src").join("harness").join("clauses.rs");
         let code = fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -642,16 +783,21 @@ mod tests {
                 }
                 continue;
             }
-            match clause_source(id) {
-                Some((file, path)) => {
-                    if let Err(e) = reference.check(file, &path, text) {
+            match clause_source(&reference.registry, id) {
+                Some((source, path)) => {
+                    if let Err(e) = reference.check(&source, &path, text) {
                         problems.push(format!("{id}: {e}"));
                     }
                 }
                 None => problems.push(format!(
                     "{id}: the id of a quoted clause must begin with a source name ({}) \
                      followed by a heading; a paraphrase has an empty text",
-                    SOURCES.map(|(name, _)| name.trim_end()).join(", ")
+                    reference
+                        .registry
+                        .iter()
+                        .map(|s| s.clause_prefix.trim_end())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
             }
         }
@@ -715,12 +861,12 @@ mod tests {
     }
 
     #[test]
-    fn a_cite_line_names_a_file_a_heading_path_and_a_quotation() {
+    fn a_cite_line_names_a_source_a_heading_path_and_a_quotation() {
         assert_eq!(
-            parse_cite(3, "  # cite: f.md | A > B | \"say \"hi\" ... there\""),
+            parse_cite(3, "  # cite: kep-961 | A > B | \"say \"hi\" ... there\""),
             Some(Ok(Cite {
                 line: 3,
-                file: "f.md".to_string(),
+                source: "kep-961".to_string(),
                 path: strings(&["A", "B"]),
                 text: "say \"hi\" ... there".to_string(),
             }))
@@ -766,10 +912,21 @@ mod tests {
             )])
         );
         assert!(clause_literals("Clause::new(id, \"text\")").is_err());
+        let registry = registry().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            clause_source("StatefulSet concepts, Forced rollback"),
-            Some(("statefulset-concepts.txt", strings(&["Forced rollback"])))
+            clause_source(&registry, "StatefulSet concepts, Forced rollback"),
+            Some((
+                "statefulset-concepts".to_string(),
+                strings(&["Forced rollback"])
+            ))
         );
-        assert_eq!(clause_source("Pod lifecycle (paraphrase): x"), None);
+        assert_eq!(
+            clause_source(&registry, "KEP-3541 draft Design Details"),
+            Some(("kep-3541-draft".to_string(), strings(&["Design Details"])))
+        );
+        assert_eq!(
+            clause_source(&registry, "Pod lifecycle (paraphrase): x"),
+            None
+        );
     }
 }

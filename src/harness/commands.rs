@@ -32,10 +32,25 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
     }
     if args.markdown {
         return match markdown_table(&features) {
-            Ok(table) => {
-                super::out::text_raw(&table);
-                EXIT_PASSED
-            }
+            Ok(table) => match &args.into {
+                None => {
+                    super::out::text_raw(&table);
+                    EXIT_PASSED
+                }
+                Some(page) => {
+                    let written = std::fs::read_to_string(page)
+                        .map_err(|e| e.to_string())
+                        .and_then(|text| regenerate(&text, CATALOGUE_MARKER, &table))
+                        .and_then(|text| std::fs::write(page, text).map_err(|e| e.to_string()));
+                    match written {
+                        Ok(()) => EXIT_PASSED,
+                        Err(e) => {
+                            eprintln!("error: {}: {e}", page.display());
+                            EXIT_ERROR
+                        }
+                    }
+                }
+            },
             Err(p) => {
                 eprintln!("error: {p}");
                 EXIT_ERROR
@@ -113,6 +128,19 @@ pub fn citation(description: &str) -> String {
 }
 
 /// Every scenario as a row of a Markdown table.
+/// The line of `docs/src/catalogue.md` after which the generated table
+/// stands.
+pub const CATALOGUE_MARKER: &str = "<!-- generated: catalogue -->";
+
+/// Replaces what follows `marker` in `page` with `generated`; an error when
+/// the page has no marker line.
+pub fn regenerate(page: &str, marker: &str, generated: &str) -> Result<String, String> {
+    let (head, _) = page
+        .split_once(marker)
+        .ok_or_else(|| format!("no `{marker}` line to write after"))?;
+    Ok(format!("{head}{marker}\n{generated}"))
+}
+
 pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::InputProblem> {
     let mut out = String::from("| feature | scenario | encodes | tags |\n|---|---|---|---|\n");
     for file in files {
@@ -254,78 +282,76 @@ pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
     EXIT_PASSED
 }
 
-/// `kepspec controller`: the bundled controller against any cluster.
+/// `kepspec controller`: the bundled controller against a cluster.
 pub async fn controller(args: &ControllerArgs) -> u8 {
-    let gates = match args
-        .feature_gates
-        .as_deref()
-        .map(ControllerGates::parse)
-        .transpose()
-    {
-        Ok(g) => g.unwrap_or_default(),
-        Err(e) => {
-            eprintln!("error: --feature-gates: {e}");
+    kepspec_controller::command::serve(args).await
+}
+
+/// `kepspec cite`: the features' quotations checked against the source
+/// texts; exit 2 when one is not found (or the texts cannot be read).
+pub fn cite(args: &crate::cli::CiteArgs) -> u8 {
+    let Some(dir) = args.sources.clone().or_else(super::citations::sources_dir) else {
+        eprintln!(
+            "error: no source texts: pass --sources DIR or set {} (the folder holding the text \
+             of each source of {} under its `file` name)",
+            super::citations::SOURCES_ENV,
+            super::citations::REGISTRY
+        );
+        return EXIT_ERROR;
+    };
+    let paths = if args.features.is_empty() {
+        vec![PathBuf::from("features")]
+    } else {
+        args.features.clone()
+    };
+    let files = match super::features::discover(&paths) {
+        Ok(files) => files,
+        Err(p) => {
+            eprintln!("error: {p}");
             return EXIT_ERROR;
         }
     };
-    let config = match &args.kubeconfig {
-        Some(path) => match kube::config::Kubeconfig::read_from(path) {
-            Ok(kc) => kube::Config::from_custom_kubeconfig(kc, &Default::default())
-                .await
-                .map_err(anyhow::Error::from),
-            Err(e) => Err(anyhow::Error::from(e)),
-        },
-        None => kube::Config::infer().await.map_err(anyhow::Error::from),
-    };
-    let client = match config.and_then(|c| kube::Client::try_from(c).map_err(anyhow::Error::from)) {
-        Ok(c) => c,
-        Err(err) => {
-            eprintln!("error: cannot configure a client: {err:#}");
-            return EXIT_ERROR;
-        }
-    };
-    let stop = CancellationToken::new();
-    let token = stop.clone();
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        token.cancel();
-    });
-    let metrics = controller::metrics::Metrics::default();
-    match controller::metrics::serve(args.metrics_bind_address, metrics.clone(), stop.clone()).await
-    {
-        Ok(addr) => eprintln!("metrics on http://{addr}/metrics"),
-        Err(err) => {
+    match super::citations::check_features(&dir, &files) {
+        Ok(report) if report.problems.is_empty() => {
             eprintln!(
-                "error: cannot serve metrics on {}: {err:#}",
-                args.metrics_bind_address
+                "{} quotations in {} feature files occur in their sources ({})",
+                report.cites,
+                files.len(),
+                dir.display()
             );
-            return EXIT_ERROR;
+            EXIT_PASSED
+        }
+        Ok(report) => {
+            for p in &report.problems {
+                eprintln!("error: {p}");
+            }
+            eprintln!(
+                "{} problem(s) in {} quotations",
+                report.problems.len(),
+                report.cites
+            );
+            EXIT_ERROR
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_ERROR
         }
     }
-    let opts = ControllerOptions {
-        gates,
-        namespace: args.namespace.clone(),
-        metrics,
-        ..ControllerOptions::default()
-    };
-    let result = if args.leader_elect {
-        let identity = std::env::var("POD_NAME")
-            .or_else(|_| std::env::var("HOSTNAME"))
-            .unwrap_or_else(|_| format!("kepspec-{:08x}", rand::random::<u32>()));
-        let election = controller::leader::Election {
-            namespace: args.leader_elect_namespace.clone(),
-            name: "kepspec-statefulset-controller".into(),
-            identity,
-            timings: controller::leader::LeaseTimings::default(),
-        };
-        controller::run::run_elected(client, opts, election, stop).await
-    } else {
-        controller::run(client, opts, stop).await
-    };
-    match result {
-        Ok(()) => EXIT_PASSED,
+}
+
+/// `kepspec spec export DIR`: the bundled spec written out.
+pub fn spec_export(args: &crate::cli::SpecExportArgs) -> u8 {
+    match crate::bundle::export(&args.dir, args.force) {
+        Ok(files) => {
+            eprintln!(
+                "wrote {} files of the bundled spec under {}",
+                files.len(),
+                args.dir.display()
+            );
+            EXIT_PASSED
+        }
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {err}");
             EXIT_ERROR
         }
     }
@@ -361,22 +387,6 @@ pub async fn bench(args: &crate::cli::BenchArgs) -> u8 {
     }
 }
 
-/// Ctrl-C or SIGTERM (what a Deployment's pod gets when it is stopped).
-async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,20 +406,19 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_every_scenario() {
+    fn the_spec_catalogue_is_what_list_markdown_prints() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let files = super::super::features::discover(&[root.join("features")]).unwrap();
-        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-        let table = markdown_table(&files).unwrap();
-        let missing: Vec<&str> = table
-            .lines()
-            .skip(2)
-            .filter(|row| !readme.contains(*row))
-            .collect();
+        let page = std::fs::read_to_string(root.join("docs/src/catalogue.md")).unwrap_or_default();
+        let generated = page
+            .split_once(CATALOGUE_MARKER)
+            .map(|(_, table)| table.trim_start_matches('\n'))
+            .unwrap_or_default();
         assert!(
-            missing.is_empty(),
-            "README.md lacks these rows of `kepspec list --markdown`:\n{}",
-            missing.join("\n")
+            generated == markdown_table(&files).unwrap(),
+            "docs/src/catalogue.md is not what `kepspec list --markdown` prints after its \
+             `{CATALOGUE_MARKER}` line: regenerate it with \
+             `cargo run --quiet -- list --markdown --into docs/src/catalogue.md`"
         );
     }
 }

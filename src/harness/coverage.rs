@@ -387,7 +387,7 @@ pub fn markdown(map: &Map) -> String {
 /// then the map or its problems.
 pub fn load(root: &Path, features: &[PathBuf]) -> Result<Result<Map, Vec<String>>, InputProblem> {
     let read = |rel: &str| {
-        std::fs::read_to_string(root.join(rel)).map_err(|e| problem(rel, e.to_string()))
+        crate::bundle::read_to_string(&root.join(rel)).map_err(|e| problem(rel, e.to_string()))
     };
     let promises = parse_promises(&read(PROMISES)?)?;
     let upstream = parse_upstream(&read(UPSTREAM)?)?;
@@ -395,7 +395,8 @@ pub fn load(root: &Path, features: &[PathBuf]) -> Result<Result<Map, Vec<String>
     let mut claims = Vec::new();
     for file in features {
         let label = file.display().to_string();
-        let text = std::fs::read_to_string(file).map_err(|e| problem(&label, e.to_string()))?;
+        let text =
+            crate::bundle::read_to_string(file).map_err(|e| problem(&label, e.to_string()))?;
         let short = label
             .split_once("features/")
             .map_or(label.as_str(), |(_, rest)| rest)

@@ -167,7 +167,7 @@ impl Environment {
             if embedded.is_none() {
                 // On a real cluster the profile's install commands did this.
             } else {
-                let crds = opts.profile.crds(&opts.root)?;
+                let crds = opts.profile.crds()?;
                 standin::install_crds(
                     &client,
                     &crds,

@@ -33,16 +33,31 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputProblem> {
             })?;
         } else if path.is_file() {
             files.push(path.clone());
+        } else if let Some(bundled) = bundled_features(path) {
+            files.extend(bundled);
         } else {
             return Err(InputProblem {
                 place: path.display().to_string(),
-                message: "no such file or folder".into(),
+                message: "no such file or folder, on disk or in the bundled spec".into(),
             });
         }
     }
     files.sort();
     files.dedup();
     Ok(files)
+}
+
+/// The bundled feature files a path that is not on disk names: the file,
+/// or every feature under the folder (see [`crate::bundle`]).
+fn bundled_features(path: &Path) -> Option<Vec<PathBuf>> {
+    if crate::bundle::get(path).is_some() {
+        return Some(vec![PathBuf::from(crate::bundle::key(path)?)]);
+    }
+    let files: Vec<PathBuf> = crate::bundle::under(path)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
+        .collect();
+    (!files.is_empty()).then_some(files)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -59,7 +74,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// Parses one feature file; a syntax error names the file and line.
 pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputProblem {
+    let text = crate::bundle::read_to_string(path).map_err(|e| InputProblem {
         place: path.display().to_string(),
         message: format!("cannot read: {e}"),
     })?;

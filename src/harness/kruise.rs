@@ -1,6 +1,6 @@
 //! Waits and checks for OpenKruise Advanced StatefulSet's own features
 //! (`features/vendors/openkruise/`), each naming the sentence of its
-//! documentation it encodes (../shared/reference/openkruise-advanced-statefulset.txt).
+//! documentation it encodes (source `openkruise-advanced-statefulset` in spec/sources.yaml).
 
 use std::time::Duration;
 

@@ -5,8 +5,7 @@
 pub mod apply;
 pub mod artifacts;
 pub mod checks;
-#[cfg(test)]
-mod citations;
+pub mod citations;
 pub mod claim_refs;
 pub mod claim_writes;
 pub mod claims;
@@ -39,7 +38,7 @@ pub mod plan;
 pub mod requests;
 pub mod runner;
 pub mod scenario;
-pub mod scrape;
+pub use kepspec_core::scrape;
 pub mod setspec;
 pub mod staging;
 pub mod status_writes;

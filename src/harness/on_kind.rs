@@ -56,7 +56,7 @@ impl KindRun {
         plan.keep = args.keep_cluster;
         plan.node_image = args.node_image.clone();
         if let TargetChoice::Profile(_) = args.target {
-            plan.config_override = Some(profile.kind_config(root));
+            plan.config_override = Some(profile.kind_config());
             plan.install = profile.setup_commands(&kubeconfig, root);
         }
         let image = plan.node_image();
@@ -68,8 +68,8 @@ impl KindRun {
         // Gates a release does not know would stop its components from
         // starting: drop them from the configuration for that release.
         let source = plan.config();
-        let text =
-            std::fs::read_to_string(&source).map_err(|e| format!("{}: {e}", source.display()))?;
+        let text = crate::bundle::read_to_string(&source)
+            .map_err(|e| format!("{}: {e}", source.display()))?;
         if let Some(problem) = kind::controllers_problem(&text)? {
             return Err(format!("{}: {problem}", source.display()));
         }

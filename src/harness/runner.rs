@@ -104,7 +104,7 @@ pub fn load<W: ScenarioWorld>(
             })
         }) {
             Ok(f) => {
-                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                let text = crate::bundle::read_to_string(&file).unwrap_or_default();
                 problems.extend(super::manifests::check(&f, &text));
                 features.push(f);
             }

@@ -69,14 +69,29 @@ impl Profile {
         out
     }
 
-    /// The kind configuration for `--cluster kind`, under `root`.
-    pub fn kind_config(&self, root: &Path) -> PathBuf {
-        root.join(
-            self.spec
-                .kind_config
-                .as_deref()
-                .unwrap_or(Path::new(DEFAULT_KIND_CONFIG)),
-        )
+    /// A path the profile names: relative to the profile file's folder (a
+    /// built-in profile's to the spec's root), `.` and `..` resolved.
+    pub fn resolve_path(&self, rel: &Path) -> PathBuf {
+        if rel.is_absolute() {
+            return rel.to_path_buf();
+        }
+        let base = self
+            .source
+            .as_deref()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(""));
+        crate::bundle::normalize(&base.join(rel))
+    }
+
+    /// The kind configuration for `--cluster kind`: the profile's
+    /// `kindConfig` (relative to the profile), else the default one of the
+    /// spec. Read it with [`crate::bundle::read_to_string`]: it may be
+    /// bundled rather than on disk.
+    pub fn kind_config(&self) -> PathBuf {
+        match self.spec.kind_config.as_deref() {
+            Some(rel) => self.resolve_path(rel),
+            None => PathBuf::from(DEFAULT_KIND_CONFIG),
+        }
     }
 
     /// Whether the bundled controller can stand in on the embedded cluster.
@@ -84,11 +99,11 @@ impl Profile {
         self.spec.stand_in.is_some() || self.name() == "bundled"
     }
 
-    /// The CRD manifests of `spec.standIn.crds` (paths under `root`), each
+    /// The CRD manifests of `spec.standIn.crds` (relative to the profile), each
     /// file one or more YAML documents. Checks that every document is an
     /// apiextensions.k8s.io/v1 CustomResourceDefinition and that one of them
     /// serves the profile's resource.
-    pub fn crds(&self, root: &Path) -> Result<Vec<Value>, ProfileError> {
+    pub fn crds(&self) -> Result<Vec<Value>, ProfileError> {
         let profile_file = self
             .source
             .clone()
@@ -98,8 +113,8 @@ impl Profile {
         };
         let mut out = Vec::new();
         for rel in &stand_in.crds {
-            let file = root.join(rel);
-            let text = std::fs::read_to_string(&file)
+            let file = self.resolve_path(rel);
+            let text = crate::bundle::read_to_string(&file)
                 .map_err(|e| ProfileError::file(&file, format!("cannot read: {e}")))?;
             let docs: Vec<Value> =
                 crate::yaml::documents(&text).map_err(|e| ProfileError::yaml(&file, &e))?;

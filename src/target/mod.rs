@@ -21,7 +21,7 @@ mod check;
 pub mod deviation;
 pub mod error;
 pub mod facts;
-pub mod fields;
+pub use kepspec_core::fields;
 pub mod gating;
 mod install;
 pub mod profile;

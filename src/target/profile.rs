@@ -22,12 +22,14 @@
 //!   deviations: []                      # where the target differs, see deviation.rs
 //!   fields: {}                          # spec path -> target path, see FieldMap
 //!   standIn:                            # how it is stood in for on the embedded cluster
-//!     crds: [clusters/crds/x.yaml]      #   CRDs serving a vendor resource
+//!     crds: [../crds/x.yaml]            #   CRDs serving a vendor resource
 //!     behaveAs: upstream-v1.37          #   the bundled controller mimics this implementation
-//!   kindConfig: clusters/kind/upstream.yaml          # --cluster kind
+//!   kindConfig: ../kind/upstream.yaml   # --cluster kind
 //! ```
 //!
-//! Relative paths are relative to the project root (where `features/` is).
+//! Relative paths in a profile are relative to the profile file's folder; a
+//! file that is not on disk is read from the spec bundled in the binary
+//! (`crate::bundle`), so the shipped profiles work from any folder.
 //! In commands, `${KUBECONFIG}` is the kubeconfig of the cluster under test
 //! and `${ROOT}` the project root; kepspec substitutes them itself (no shell
 //! runs), and any other `${...}` is an error.
@@ -222,7 +224,7 @@ fn strip_at(tag: &str) -> &str {
 impl Profile {
     /// Reads and checks a profile file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::bundle::read_to_string(path)
             .map_err(|e| ProfileError::file(path, format!("cannot read: {e}")))?;
         Self::parse(text.strip_prefix('\u{feff}').unwrap_or(&text), path)
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::tests::{root, tags};
+use super::tests::tags;
 use super::*;
 
 // ---- profile errors -----------------------------------------------------
@@ -32,11 +32,8 @@ fn a_minimal_profile_takes_the_defaults() {
     assert_eq!(p.api_resource().api_version, "example.com/v1");
     assert!(p.selection().is_none() && p.fields().is_empty());
     assert!(!p.has_stand_in());
-    assert!(p.crds(&root()).unwrap().is_empty());
-    assert_eq!(
-        p.kind_config(Path::new("/r")),
-        Path::new("/r/clusters/kind/upstream.yaml")
-    );
+    assert!(p.crds().unwrap().is_empty());
+    assert_eq!(p.kind_config(), Path::new("clusters/kind/upstream.yaml"));
     assert_eq!(
         p.source.as_deref(),
         Some(Path::new("clusters/targets/x.yaml"))
@@ -174,19 +171,27 @@ fn crds_must_serve_the_profile_resource() {
         "apiVersion: v1\nkind: ConfigMap\n",
     )
     .unwrap();
-    let with = |file: &str| parse(&format!("{GOOD}  standIn: {{crds: [{file}]}}\n")).unwrap();
-    let e = with("other.yaml").crds(dir.path()).unwrap_err().to_string();
+    // The profile stands in a folder of its own; its CRD paths are relative
+    // to it, wherever kepspec runs.
+    let with = |file: &str| {
+        Profile::parse(
+            &format!("{GOOD}  standIn: {{crds: [../{file}]}}\n"),
+            &dir.path().join("profiles").join("x.yaml"),
+        )
+        .unwrap()
+    };
+    let e = with("other.yaml").crds().unwrap_err().to_string();
     assert!(
         e.contains("spec.standIn.crds: no CustomResourceDefinition serves example.com/v1 Set"),
         "{e}"
     );
-    assert_eq!(with("both.yaml").crds(dir.path()).unwrap().len(), 2);
-    let e = with("bad.yaml").crds(dir.path()).unwrap_err().to_string();
+    assert_eq!(with("both.yaml").crds().unwrap().len(), 2);
+    let e = with("bad.yaml").crds().unwrap_err().to_string();
     assert!(
         e.contains("bad.yaml: expected apiVersion apiextensions.k8s.io/v1"),
         "{e}"
     );
-    let e = with("none.yaml").crds(dir.path()).unwrap_err().to_string();
+    let e = with("none.yaml").crds().unwrap_err().to_string();
     assert!(e.contains("none.yaml: cannot read"), "{e}");
 }
 
@@ -197,8 +202,12 @@ fn a_yaml_error_in_a_crd_manifest_names_file_line_and_column() {
     // The second document's `names` mapping is indented one space short.
     let broken = format!("{crd}---\n{}", crd.replace("  names:", " names:"));
     std::fs::write(dir.path().join("broken.yaml"), broken).unwrap();
-    let p = parse(&format!("{GOOD}  standIn: {{crds: [broken.yaml]}}\n")).unwrap();
-    let e = p.crds(dir.path()).unwrap_err();
+    let p = Profile::parse(
+        &format!("{GOOD}  standIn: {{crds: [broken.yaml]}}\n"),
+        &dir.path().join("x.yaml"),
+    )
+    .unwrap();
+    let e = p.crds().unwrap_err();
     assert_eq!(e.file, dir.path().join("broken.yaml"));
     assert_eq!(e.location, Some((16, 2)), "{e}");
     assert_eq!(

@@ -109,9 +109,9 @@ fn every_shipped_profile_loads_with_its_crds() {
             continue;
         }
         let profile = Profile::load(&path).unwrap_or_else(|e| panic!("{e}"));
-        profile.crds(&root()).unwrap_or_else(|e| panic!("{e}"));
+        profile.crds().unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            profile.kind_config(&root()).is_file(),
+            profile.kind_config().is_file(),
             "{}: kindConfig does not exist",
             path.display()
         );
@@ -130,8 +130,8 @@ fn built_in_profiles_are_apps_v1_statefulset() {
         assert!(p.is_apps_v1() && p.has_stand_in());
         assert!(p.claims_tags(&tags(&["kep-3541", "validation"])));
         assert!(p.install_commands().is_empty() && p.ready_command().is_none());
-        assert!(p.crds(&root()).unwrap().is_empty());
-        assert!(p.kind_config(&root()).is_file());
+        assert!(p.crds().unwrap().is_empty());
+        assert!(p.kind_config().is_file());
     }
     // Only the bundled controller implements the KEP-3541 draft.
     assert!(Profile::bundled().selection().is_none());
@@ -173,7 +173,7 @@ fn the_upstream_file_says_what_the_built_in_does() {
     assert_eq!(file.spec.reasons, built.spec.reasons);
     assert_eq!(file.spec.deviations, built.spec.deviations);
     assert_eq!(file.spec.supports, built.spec.supports);
-    assert_eq!(file.kind_config(&root()), built.kind_config(&root()));
+    assert_eq!(file.kind_config(), root().join(built.kind_config()));
 }
 
 #[test]
@@ -220,7 +220,7 @@ fn openkruise_serves_its_own_group_and_installs_with_helm() {
         .args
         .contains(&"deployment/kruise-controller-manager".to_string()));
     assert_eq!(p.ready_command().unwrap().timeout().as_secs(), 300);
-    let crds = p.crds(&root()).unwrap();
+    let crds = p.crds().unwrap();
     assert_eq!(crds.len(), 1);
     assert_eq!(crds[0]["metadata"]["name"], "statefulsets.apps.kruise.io");
     let v = &crds[0]["spec"]["versions"][0];
@@ -356,7 +356,7 @@ async fn the_openkruise_resource_is_served_once_its_crd_is_installed() {
     let client = cluster.client().await.unwrap();
     let p = kruise();
     let resource = p.api_resource();
-    let crds = p.crds(&root()).unwrap();
+    let crds = p.crds().unwrap();
     standin::install_crds(&client, &crds, &resource, std::time::Duration::from_secs(5))
         .await
         .unwrap();
@@ -404,7 +404,7 @@ async fn the_bundled_controller_stands_in_for_openkruise() {
     let client = cluster.client().await.unwrap();
     let p = kruise();
     let resource = p.api_resource();
-    let crds = p.crds(&root()).unwrap();
+    let crds = p.crds().unwrap();
     standin::install_crds(&client, &crds, &resource, std::time::Duration::from_secs(5))
         .await
         .unwrap();

@@ -26,12 +26,12 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
   InPlaceOnly strategy`). Each scenario uses podManagementPolicy Parallel and
   the default maxUnavailable of 1, as the page's example does with 2.
 
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "ReCreate controller will delete old Pods and create new ones. This is the same behavior as default StatefulSet."
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "InPlaceIfPossible controller will try to in-place update Pod instead of recreating them if possible."
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "InPlaceOnly controller will in-place update Pod instead of recreating them. With InPlaceOnly policy, user cannot modify any fields other than the fields that supported to in-place update."
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "Do in-place update if possible, currently only image update is supported for in-place update"
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "The condition InPlaceUpdateReady in podStatus will be updated to False before in-place update and updated to True after the update is finished. This ensures that pod remain at NotReady state while the in-place update is happening."
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "Advanced StatefulSet has supported gracePeriodSeconds, which is a period duration between controller update pod status and update pod images."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "ReCreate controller will delete old Pods and create new ones. This is the same behavior as default StatefulSet."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "InPlaceIfPossible controller will try to in-place update Pod instead of recreating them if possible."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "InPlaceOnly controller will in-place update Pod instead of recreating them. With InPlaceOnly policy, user cannot modify any fields other than the fields that supported to in-place update."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "Do in-place update if possible, currently only image update is supported for in-place update"
+  # cite: openkruise-advanced-statefulset | In-Place Update | "The condition InPlaceUpdateReady in podStatus will be updated to False before in-place update and updated to True after the update is finished. This ensures that pod remain at NotReady state while the in-place update is happening."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "Advanced StatefulSet has supported gracePeriodSeconds, which is a period duration between controller update pod status and update pod images."
 
   # covers: K9 K11
   Scenario Outline: <policy> changes an image in place, the pod not ready meanwhile

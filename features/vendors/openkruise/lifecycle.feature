@@ -13,8 +13,8 @@ Feature: OpenKruise Advanced StatefulSet: the PreparingDelete lifecycle hook
   scale-down's and a specified deletion's alike. The scale-down comes 2
   seconds after the label, so that the controller has seen it.
 
-  # cite: openkruise-advanced-statefulset.txt | Lifecycle hook | "This is similar to Lifecycle hook of CloneSet."
-  # cite: openkruise-advanced-statefulset.txt | Specified Pod Deletion | "will trigger the PreparingDelete lifecycle hook (see below)"
+  # cite: openkruise-advanced-statefulset | Lifecycle hook | "This is similar to Lifecycle hook of CloneSet."
+  # cite: openkruise-advanced-statefulset | Specified Pod Deletion | "will trigger the PreparingDelete lifecycle hook (see below)"
 
   Background:
     Given a StatefulSet from this manifest:

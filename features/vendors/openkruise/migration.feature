@@ -13,8 +13,8 @@ Feature: OpenKruise Advanced StatefulSet: moving ordinals between sets with ordi
   any other. Network, volumes and pacing are, in the story's words, the
   application operator's.
 
-  # cite: openkruise-advanced-statefulset.txt | Story 1 | "To move two pods, the my-app StatefulSet in the shared namespace can be scaled down to replicas: 3, ordinals.start: 0, and an analogous StatefulSet in the app-team namespace scaled up to replicas: 2, ordinals.start: 3."
-  # cite: openkruise-advanced-statefulset.txt | Start ordinal | "To use this capability, you need to enable FeatureGate StatefulSetStartOrdinal=true"
+  # cite: openkruise-advanced-statefulset | Story 1 | "To move two pods, the my-app StatefulSet in the shared namespace can be scaled down to replicas: 3, ordinals.start: 0, and an analogous StatefulSet in the app-team namespace scaled up to replicas: 2, ordinals.start: 3."
+  # cite: openkruise-advanced-statefulset | Start ordinal | "To use this capability, you need to enable FeatureGate StatefulSetStartOrdinal=true"
 
   # covers: K4
   Scenario: the source scales to 3 from ordinal 0, the target runs 2 from ordinal 3

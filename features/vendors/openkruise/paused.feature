@@ -10,7 +10,7 @@ Feature: OpenKruise Advanced StatefulSet: a paused update keeps the replicas
   of a new pod follows the partition only; its unit test
   TestStatefulSetControlRollingUpdateWithPaused).
 
-  # cite: openkruise-advanced-statefulset.txt | Paused update | "paused indicates that Pods updating is paused, controller will not update Pods but just maintain the number of replicas."
+  # cite: openkruise-advanced-statefulset | Paused update | "paused indicates that Pods updating is paused, controller will not update Pods but just maintain the number of replicas."
 
   Background:
     Given a StatefulSet from this manifest:

@@ -17,10 +17,10 @@ Feature: OpenKruise Advanced StatefulSet: reserved ordinals are skipped
   scenarios use podManagementPolicy Parallel and do not depend on the order
   of the deletion and the creation.
 
-  # cite: openkruise-advanced-statefulset.txt | Ordinals reserve(skip) | "By adding the ordinals to reserve into reserveOrdinals fields, Advanced StatefulSet will skip to create Pods with those ordinals. If these Pods have already existed, controller will delete them."
-  # cite: openkruise-advanced-statefulset.txt | Ordinals reserve(skip) | "For an Advanced StatefulSet with replicas=4, reserveOrdinals=[1], the ordinals of running Pods will be [0,2,3,4]."
-  # cite: openkruise-advanced-statefulset.txt | Ordinals reserve(skip) | "just append 3 into reserveOrdinals list. Then controller will delete Pod-3 and create Pod-5 (existing Pods will be [0,2,4,5])"
-  # cite: openkruise-advanced-statefulset.txt | Ordinals reserve(skip) | "append 3 into reserveOrdinals list and set replicas to 3. Then controller will delete Pod-3 (existing Pods will be [0,2,4])"
+  # cite: openkruise-advanced-statefulset | Ordinals reserve(skip) | "By adding the ordinals to reserve into reserveOrdinals fields, Advanced StatefulSet will skip to create Pods with those ordinals. If these Pods have already existed, controller will delete them."
+  # cite: openkruise-advanced-statefulset | Ordinals reserve(skip) | "For an Advanced StatefulSet with replicas=4, reserveOrdinals=[1], the ordinals of running Pods will be [0,2,3,4]."
+  # cite: openkruise-advanced-statefulset | Ordinals reserve(skip) | "just append 3 into reserveOrdinals list. Then controller will delete Pod-3 and create Pod-5 (existing Pods will be [0,2,4,5])"
+  # cite: openkruise-advanced-statefulset | Ordinals reserve(skip) | "append 3 into reserveOrdinals list and set replicas to 3. Then controller will delete Pod-3 (existing Pods will be [0,2,4])"
 
   # covers: K7
   Scenario: replicas 4 with ordinal 1 reserved runs pods 0, 2, 3 and 4

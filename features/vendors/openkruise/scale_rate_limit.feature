@@ -14,9 +14,9 @@ Feature: OpenKruise Advanced StatefulSet: scaling with rate limiting
   existing pod that is not running and available
   (clusters/targets/openkruise-facts.md, section 5).
 
-  # cite: openkruise-advanced-statefulset.txt | Scaling with rate limiting | "When this field has been set, Advanced StatefulSet will create pods with the guarantee that the number of unavailable pods during the update cannot exceed this value."
-  # cite: openkruise-advanced-statefulset.txt | Scaling with rate limiting | "For example, the StatefulSet will firstly create 10 pods. After that, it will create one more pod only if one pod created has been running and ready."
-  # cite: openkruise-advanced-statefulset.txt | Scaling with rate limiting | "Note that it can just be allowed to work with Parallel podManagementPolicy."
+  # cite: openkruise-advanced-statefulset | Scaling with rate limiting | "When this field has been set, Advanced StatefulSet will create pods with the guarantee that the number of unavailable pods during the update cannot exceed this value."
+  # cite: openkruise-advanced-statefulset | Scaling with rate limiting | "For example, the StatefulSet will firstly create 10 pods. After that, it will create one more pod only if one pod created has been running and ready."
+  # cite: openkruise-advanced-statefulset | Scaling with rate limiting | "Note that it can just be allowed to work with Parallel podManagementPolicy."
 
   # covers: K6
   Scenario: at most 2 unready pods are created, then one more per pod made ready

@@ -16,9 +16,9 @@ Feature: OpenKruise Advanced StatefulSet: specified pod deletion
   section 4). The label needs Kruise v1.7.2 or later ("FEATURE STATE:
   Kruise v1.5.5, Kruise v1.6.4, Kruise v1.7.2+").
 
-  # cite: openkruise-advanced-statefulset.txt | Specified Pod Deletion | "FEATURE STATE: Kruise v1.5.5, Kruise v1.6.4, Kruise v1.7.2+"
-  # cite: openkruise-advanced-statefulset.txt | Specified Pod Deletion | "Compared to manually deleting a Pod directly, pod deletion by labeling pod with apps.kruise.io/specified-delete: true will be protected by the maxUnavailable of the Advanced StatefulSet during deletion"
-  # cite: openkruise-advanced-statefulset.txt | Specified Pod Deletion | "When the controller receives the above Pod update, it will trigger the deletion process of the pod with specified deletion label and ensure that the maxUnavailable limit is not exceeded. The pod will be re-built by the workload if the ordinal is not reserved."
+  # cite: openkruise-advanced-statefulset | Specified Pod Deletion | "FEATURE STATE: Kruise v1.5.5, Kruise v1.6.4, Kruise v1.7.2+"
+  # cite: openkruise-advanced-statefulset | Specified Pod Deletion | "Compared to manually deleting a Pod directly, pod deletion by labeling pod with apps.kruise.io/specified-delete: true will be protected by the maxUnavailable of the Advanced StatefulSet during deletion"
+  # cite: openkruise-advanced-statefulset | Specified Pod Deletion | "When the controller receives the above Pod update, it will trigger the deletion process of the pod with specified deletion label and ensure that the maxUnavailable limit is not exceeded. The pod will be re-built by the workload if the ordinal is not reserved."
 
   Background:
     Given a StatefulSet from this manifest:

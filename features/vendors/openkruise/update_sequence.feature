@@ -18,9 +18,9 @@ Feature: OpenKruise Advanced StatefulSet: the order of an unordered update
   API comment and its code disagree). The template changes 2 seconds after
   the labels, so that the controller has seen them.
 
-  # cite: openkruise-advanced-statefulset.txt | Update sequence | "If unorderedUpdate is not nil, pods will be updated with non-ordered sequence."
-  # cite: openkruise-advanced-statefulset.txt | Priority strategy | "weight: Priority is determined by the sum of weights for terms that match selector."
-  # cite: openkruise-advanced-statefulset.txt | Priority strategy | "order: Priority will be determined by the value of the orderKey. The update candidates are sorted based on the "int" part of the value string."
+  # cite: openkruise-advanced-statefulset | Update sequence | "If unorderedUpdate is not nil, pods will be updated with non-ordered sequence."
+  # cite: openkruise-advanced-statefulset | Priority strategy | "weight: Priority is determined by the sum of weights for terms that match selector."
+  # cite: openkruise-advanced-statefulset | Priority strategy | "order: Priority will be determined by the value of the orderKey. The update candidates are sorted based on the "int" part of the value string."
 
   # covers: K13
   Scenario: weightPriority updates the heaviest pods first

@@ -16,10 +16,10 @@ Feature: OpenKruise Advanced StatefulSet: what only works with Parallel, and in-
   scenarios expect; a maxUnavailable of exactly 1 is allowed with either
   policy (it is the default).
 
-  # cite: openkruise-advanced-statefulset.txt | MaxUnavailable | "It is only allowed to use when the podManagementPolicy is Parallel."
-  # cite: openkruise-advanced-statefulset.txt | Scaling with rate limiting | "Note that it can just be allowed to work with Parallel podManagementPolicy."
-  # cite: openkruise-advanced-statefulset.txt | Update sequence | "Noted that UnorderedUpdate can only be allowed to work with Parallel podManagementPolicy."
-  # cite: openkruise-advanced-statefulset.txt | In-Place Update | "More importantly, a readiness-gate named InPlaceUpdateReady must be added into template.spec.readinessGates when using InPlaceIfPossible or InPlaceOnly."
+  # cite: openkruise-advanced-statefulset | MaxUnavailable | "It is only allowed to use when the podManagementPolicy is Parallel."
+  # cite: openkruise-advanced-statefulset | Scaling with rate limiting | "Note that it can just be allowed to work with Parallel podManagementPolicy."
+  # cite: openkruise-advanced-statefulset | Update sequence | "Noted that UnorderedUpdate can only be allowed to work with Parallel podManagementPolicy."
+  # cite: openkruise-advanced-statefulset | In-Place Update | "More importantly, a readiness-gate named InPlaceUpdateReady must be added into template.spec.readinessGates when using InPlaceIfPossible or InPlaceOnly."
 
   # covers: K16
   Scenario: rollingUpdate.maxUnavailable of 2 without Parallel is refused
