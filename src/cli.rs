@@ -26,7 +26,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the specification (every feature under features/ by default).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List features, scenarios and tags.
     List(ListArgs),
     /// Check feature files: syntax, undefined and ambiguous steps.
@@ -196,7 +196,9 @@ fn shipped_profiles() -> Vec<String> {
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// Feature files or folders (default: features/, which is ./features
-    /// when there is one, else the spec bundled in the binary).
+    /// when there is one, else the spec bundled in the binary); FILE:LINE
+    /// (or FILE:LINE:LINE...) runs the scenarios or examples at those lines,
+    /// as the output prints them.
     pub features: Vec<PathBuf>,
     /// embedded, kubeconfig[=PATH] or kind.
     #[arg(long, default_value = "embedded")]
@@ -236,6 +238,10 @@ pub struct RunArgs {
     /// Write the HTML report, JSON result and failure artifacts here.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Append a Markdown summary (failures first) to this file, e.g.
+    /// `$GITHUB_STEP_SUMMARY`.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     /// Keep the namespaces of failed scenarios.
     #[arg(long)]
     pub keep_on_failure: bool,

@@ -112,7 +112,11 @@ fn every_relative_link_resolves() {
             } else {
                 dir.join(path)
             };
-            let name = file.strip_prefix(repo()).unwrap_or(&file).display().to_string();
+            let name = file
+                .strip_prefix(repo())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
             if !target.exists() {
                 broken.push(format!("{name}: {link}: no such file"));
                 continue;
@@ -132,7 +136,10 @@ fn every_relative_link_resolves() {
 fn the_readme_is_a_front_page() {
     let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
     let lines = readme.lines().count();
-    assert!(lines <= 250, "README.md has {lines} lines; the manual is docs/");
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the manual is docs/"
+    );
     // It says what kepspec is before any command, and names the two commands.
     let first_command = readme.find("```").unwrap_or(readme.len());
     assert!(readme[..first_command].contains("kepspec is"));

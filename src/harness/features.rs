@@ -165,6 +165,9 @@ pub struct Selection {
     pub shard: Option<crate::target::Shard>,
     /// Scenarios (`path:line`) reported as skipped instead of run, with why.
     pub skipped: std::collections::BTreeMap<String, String>,
+    /// Files given as `PATH:LINE[:LINE...]`: only the scenarios (and
+    /// examples) at those lines of them are selected.
+    pub locations: std::collections::BTreeMap<String, std::collections::BTreeSet<usize>>,
 }
 
 impl Selection {
@@ -192,6 +195,7 @@ impl Selection {
             name,
             shard: None,
             skipped: Default::default(),
+            locations: Default::default(),
         })
     }
 
@@ -225,6 +229,20 @@ impl Selection {
                 .shard
                 .as_ref()
                 .is_none_or(|s| s.contains(&Self::key(feature, scenario)))
+            && self.at_location(feature, scenario)
+    }
+
+    /// Whether a `PATH:LINE` selection, if its file has one, names the
+    /// scenario.
+    fn at_location(&self, feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> bool {
+        let path = feature
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        self.locations
+            .get(&path)
+            .is_none_or(|lines| lines.contains(&scenario.position.line))
     }
 
     /// Whether a scenario runs: selected and not skipped.
@@ -236,6 +254,87 @@ impl Selection {
     ) -> bool {
         self.selects(feature, rule, scenario)
             && !self.skipped.contains_key(&Self::key(feature, scenario))
+    }
+}
+
+/// A path given as `PATH:LINE[:LINE...]` (cucumber's, behave's and godog's
+/// way of naming scenarios by where they are written), as the path and the
+/// lines; None when the argument names no lines.
+pub fn split_location(arg: &Path) -> Option<(PathBuf, Vec<usize>)> {
+    let text = arg.to_str()?;
+    let mut parts = text.split(':');
+    let path = parts.next()?;
+    let lines: Vec<usize> = parts
+        .map(|p| p.parse::<usize>().ok())
+        .collect::<Option<_>>()?;
+    if lines.is_empty() || !path.ends_with(".feature") {
+        return None;
+    }
+    Some((PathBuf::from(path), lines))
+}
+
+/// The lines under which the scenarios a `PATH:LINE` names run (after an
+/// outline's examples are expanded): a scenario's own line or any of its
+/// steps names it; an outline's line or steps name every example, an
+/// `Examples:` line the examples of that block, an example row itself. An
+/// error names the lines that hold no scenario.
+pub fn resolve_lines(
+    feature: &gherkin::Feature,
+    lines: &[usize],
+) -> Result<std::collections::BTreeSet<usize>, Vec<usize>> {
+    let scenarios: Vec<&gherkin::Scenario> = feature
+        .scenarios
+        .iter()
+        .chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()))
+        .collect();
+    let mut out = std::collections::BTreeSet::new();
+    let mut unknown = Vec::new();
+    for &line in lines {
+        let mut found = false;
+        for sc in &scenarios {
+            // The lines expanded examples run under (cucumber's
+            // expand_examples: the block's line + the row's index + 2).
+            let blocks: Vec<(usize, Vec<usize>)> = sc
+                .examples
+                .iter()
+                .map(|ex| {
+                    let rows = ex
+                        .table
+                        .as_ref()
+                        .map_or(0, |t| t.rows.len().saturating_sub(1));
+                    (
+                        ex.position.line,
+                        (0..rows).map(|i| ex.position.line + i + 2).collect(),
+                    )
+                })
+                .collect();
+            let own =
+                line == sc.position.line || sc.steps.iter().any(|st| st.position.line == line);
+            if sc.examples.is_empty() {
+                if own {
+                    out.insert(sc.position.line);
+                    found = true;
+                }
+                continue;
+            }
+            for (block_line, rows) in &blocks {
+                if own || line == *block_line {
+                    out.extend(rows.iter().copied());
+                    found = true;
+                } else if rows.contains(&line) {
+                    out.insert(line);
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            unknown.push(line);
+        }
+    }
+    if unknown.is_empty() {
+        Ok(out)
+    } else {
+        Err(unknown)
     }
 }
 
@@ -336,6 +435,31 @@ mod tests {
 
     fn feature(text: &str) -> gherkin::Feature {
         gherkin::Feature::parse(text, GherkinEnv::default()).unwrap()
+    }
+
+    #[test]
+    fn a_location_names_scenarios_and_examples_by_line() {
+        assert_eq!(
+            split_location(Path::new("features/a.feature:12:30")),
+            Some((PathBuf::from("features/a.feature"), vec![12, 30]))
+        );
+        assert_eq!(split_location(Path::new("features/a.feature")), None);
+        assert_eq!(split_location(Path::new("features/a.feature:x")), None);
+        let f = feature(
+            "Feature: f\n\n  Scenario: one\n    Given a\n\n  Scenario Outline: two <n>\n    Given b <n>\n    Examples:\n      | n |\n      | 1 |\n      | 2 |\n",
+        );
+        // A scenario by its own line or a step's; an outline's every example
+        // by its line, a step's or its Examples line; one example by its row.
+        assert_eq!(resolve_lines(&f, &[3]).unwrap(), [3].into());
+        assert_eq!(resolve_lines(&f, &[4]).unwrap(), [3].into());
+        assert_eq!(resolve_lines(&f, &[6]).unwrap(), [10, 11].into());
+        assert_eq!(resolve_lines(&f, &[8]).unwrap(), [10, 11].into());
+        assert_eq!(resolve_lines(&f, &[11]).unwrap(), [11].into());
+        assert_eq!(resolve_lines(&f, &[1, 9]), Err(vec![1, 9]));
+        // The lines are those the expanded examples run under.
+        let expanded = cucumber::feature::Ext::expand_examples(f).unwrap();
+        let lines: Vec<usize> = expanded.scenarios.iter().map(|s| s.position.line).collect();
+        assert_eq!(lines, [3, 10, 11]);
     }
 
     #[test]

@@ -18,7 +18,14 @@ use crate::target::{ClusterFacts, FeatureGates, Profile, Shard};
 
 /// Runs the specification as the options say; returns the exit code.
 pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
-    let features = match runner::load::<W>(&args.feature_paths()) {
+    let (paths, locations) = match locations(&args.feature_paths()) {
+        Ok(split) => split,
+        Err(p) => {
+            eprintln!("error: {p}");
+            return EXIT_ERROR;
+        }
+    };
+    let features = match runner::load::<W>(&paths) {
         Ok(f) => f,
         Err(problems) => {
             for p in &problems {
@@ -46,6 +53,7 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    selection.locations = locations;
     match args.shard.as_deref().map(str::parse::<Shard>).transpose() {
         Ok(shard) => selection.shard = shard,
         Err(e) => {
@@ -58,8 +66,8 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
     }
     if args.dry_run {
         println!(
-            "# --cluster {}: nothing to provision; the scenarios run in-process",
-            target_name(args)
+            "# {}: nothing to provision; the scenarios run in-process",
+            target_identity(args, &profile).0
         );
         return EXIT_PASSED;
     }
@@ -178,6 +186,56 @@ fn check_outputs(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The feature paths with any `:LINE` suffixes taken off, and the lines
+/// each such file's selection keeps (keyed as the file's scenarios are).
+#[allow(clippy::type_complexity)]
+fn locations(
+    given: &[PathBuf],
+) -> Result<
+    (
+        Vec<PathBuf>,
+        std::collections::BTreeMap<String, std::collections::BTreeSet<usize>>,
+    ),
+    super::features::InputProblem,
+> {
+    let mut paths = Vec::new();
+    let mut lines: std::collections::BTreeMap<String, std::collections::BTreeSet<usize>> =
+        Default::default();
+    for arg in given {
+        let Some((file, wanted)) = super::features::split_location(arg) else {
+            paths.push(arg.clone());
+            continue;
+        };
+        let discovered = super::features::discover(std::slice::from_ref(&file))?;
+        let Some(path) = discovered.first() else {
+            continue;
+        };
+        let feature = super::features::parse(path)?;
+        let kept = super::features::resolve_lines(&feature, &wanted).map_err(|unknown| {
+            super::features::InputProblem {
+                place: arg.display().to_string(),
+                message: format!(
+                    "no scenario or example at line{} {}",
+                    if unknown.len() == 1 { "" } else { "s" },
+                    unknown
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        })?;
+        lines
+            .entry(path.display().to_string())
+            .or_default()
+            .extend(kept);
+        if !paths.contains(path) {
+            paths.push(path.clone());
+        }
+    }
+    Ok((paths, lines))
+}
+
 /// The word `--target` takes for a target.
 pub fn target_label(t: &TargetChoice) -> String {
     match t {
@@ -230,8 +288,10 @@ async fn run_selected<W: ScenarioWorld>(
     };
     let outcome = runner::run_once::<W>(env.clone(), plan.prune(&features), &opts).await;
     let mut total = outcome.run;
-    total.target = target_name(args);
-    total.properties = facts.properties();
+    let (label, identity) = target_identity(args, &env_opts.profile);
+    total.target = label;
+    total.properties = identity;
+    total.properties.extend(facts.properties());
     if outcome.interrupted {
         let left = env.delete_live_namespaces(Duration::from_secs(30)).await;
         if !left.is_empty() {
@@ -303,18 +363,54 @@ fn selection_words(args: &RunArgs) -> String {
     words.join(" ")
 }
 
-fn target_name(args: &RunArgs) -> String {
+/// What ran, in words a reader of a summary line, a JUnit file or an HTML
+/// report cannot mistake: the target, the cluster, and, where kepspec's own
+/// controller played the target on the embedded cluster, that it was a
+/// stand-in and for what. With the same facts as report properties.
+pub fn target_identity(args: &RunArgs, profile: &Profile) -> (String, Vec<(String, String)>) {
     let cluster = match &args.cluster {
-        ClusterChoice::Embedded => "embedded".to_string(),
+        ClusterChoice::Embedded => "the embedded cluster".to_string(),
         ClusterChoice::Kubeconfig(p) => format!(
-            "kubeconfig {}",
+            "the cluster of kubeconfig {}",
             p.as_ref()
                 .map(|p| p.display().to_string())
-                .unwrap_or_default()
+                .unwrap_or_else(|| "$KUBECONFIG".into())
         ),
         ClusterChoice::Kind => "kind".to_string(),
     };
-    format!("{} on {cluster}", target_label(&args.target))
+    let embedded = args.cluster == ClusterChoice::Embedded;
+    let name = profile.name().to_string();
+    let what = profile.spec_description();
+    let stand_in = embedded && !matches!(args.target, TargetChoice::Bundled);
+    let label = if !embedded {
+        format!("{name} ({what}) on {cluster}")
+    } else if !stand_in {
+        format!("{name} (kepspec's own controller) on {cluster}")
+    } else {
+        let behaving = profile
+            .behave_as()
+            .map(|b| format!(" behaving as {b}"))
+            .unwrap_or_default();
+        format!(
+            "{name}: STAND-IN, kepspec's controller{behaving} played {what}, on {cluster}; \
+             not a run of that implementation"
+        )
+    };
+    // The cluster itself is named by the cluster facts' properties.
+    let mut properties = vec![
+        ("kepspec.target".to_string(), name),
+        ("kepspec.standIn".to_string(), stand_in.to_string()),
+    ];
+    if stand_in {
+        properties.push((
+            "kepspec.standIn.by".to_string(),
+            match profile.behave_as() {
+                Some(b) => format!("kepspec's controller behaving as {b}"),
+                None => "kepspec's controller".to_string(),
+            },
+        ));
+    }
+    (label, properties)
 }
 
 /// What the options ask to start.
@@ -444,6 +540,15 @@ fn write_reports(run: &model::Run, args: &RunArgs) -> std::io::Result<()> {
     if let Some(path) = &args.junit {
         report::write_file(path, &report::junit::render(run))?;
     }
+    if let Some(path) = &args.summary {
+        // Appended: a CI job summary file collects every step's part.
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        file.write_all(report::markdown::render(run).as_bytes())?;
+    }
     if let Some(dir) = &args.report {
         std::fs::create_dir_all(dir)?;
         report::write_file(&dir.join("index.html"), &report::html::render(run))?;
@@ -462,4 +567,63 @@ fn write_reports(run: &model::Run, args: &RunArgs) -> std::io::Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_args(words: &[&str]) -> RunArgs {
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(
+            ["kepspec", "run"].iter().chain(words.iter()),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        match cli.command {
+            crate::cli::Command::Run(args) => *args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn property<'a>(props: &'a [(String, String)], key: &str) -> Option<&'a str> {
+        props
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn a_stand_in_says_so_and_a_real_run_does_not() {
+        let (label, props) = target_identity(&run_args(&[]), &Profile::bundled());
+        assert_eq!(
+            label,
+            "bundled (kepspec's own controller) on the embedded cluster"
+        );
+        assert_eq!(property(&props, "kepspec.standIn"), Some("false"));
+
+        let args = run_args(&["--target", "upstream"]);
+        let (label, props) = target_identity(&args, &Profile::upstream());
+        assert!(
+            label
+                .starts_with("upstream: STAND-IN, kepspec's controller behaving as upstream-v1.37"),
+            "{label}"
+        );
+        assert!(
+            label.contains("not a run of that implementation"),
+            "{label}"
+        );
+        assert_eq!(property(&props, "kepspec.target"), Some("upstream"));
+        assert_eq!(property(&props, "kepspec.standIn"), Some("true"));
+        assert_eq!(
+            property(&props, "kepspec.standIn.by"),
+            Some("kepspec's controller behaving as upstream-v1.37")
+        );
+
+        let args = run_args(&["--target", "upstream", "--cluster", "kind"]);
+        let (label, props) = target_identity(&args, &Profile::upstream());
+        assert_eq!(
+            label,
+            "upstream (kube-controller-manager's StatefulSet controller) on kind"
+        );
+        assert_eq!(property(&props, "kepspec.standIn"), Some("false"));
+    }
 }

@@ -53,7 +53,7 @@ fn row_args(version: &str, target: &str) -> RunArgs {
         &format!("kindest/node:{version}"),
     ];
     match Cli::try_parse_from(argv).unwrap().command {
-        Command::Run(a) => a,
+        Command::Run(a) => *a,
         _ => unreachable!(),
     }
 }

@@ -281,7 +281,7 @@ mod tests {
             .copied()
             .chain(extra.iter().copied());
         match Cli::try_parse_from(argv).unwrap().command {
-            CliCommand::Run(a) => a,
+            CliCommand::Run(a) => *a,
             _ => unreachable!(),
         }
     }

@@ -6,6 +6,7 @@ pub mod comparison;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod model;
 pub mod swimlane;
 

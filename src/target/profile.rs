@@ -238,6 +238,18 @@ impl Profile {
         Ok(profile)
     }
 
+    /// `metadata.description`, or the resource it reconciles when there is
+    /// none.
+    pub fn spec_description(&self) -> String {
+        match &self.metadata.description {
+            Some(d) if !d.trim().is_empty() => d.trim().to_string(),
+            _ => format!(
+                "the controller of {}/{} {}",
+                self.spec.resource.group, self.spec.resource.version, self.spec.resource.kind
+            ),
+        }
+    }
+
     /// `metadata.name`.
     pub fn name(&self) -> &str {
         &self.metadata.name

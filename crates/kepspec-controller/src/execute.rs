@@ -80,6 +80,21 @@ pub struct ActionError {
     pub source: kube::Error,
 }
 
+/// A failure a controller expects in normal operation and retries: the
+/// object is gone (404) or changed since it was read (409).
+fn is_expected(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 404 || s.code == 409)
+}
+
+/// An API error in one line (`404 NotFound: statefulsets.apps "web" not
+/// found`), not the client's debug rendering of the whole Status.
+pub fn brief(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(s) => format!("{} {}: {}", s.code, s.reason, s.message),
+        other => other.to_string(),
+    }
+}
+
 fn is_not_found(err: &kube::Error) -> bool {
     matches!(err, kube::Error::Api(s) if s.code == 404)
 }
@@ -172,8 +187,12 @@ async fn perform_into(
                 recorded = false;
                 if failed.is_none() {
                     failed = Some(e);
+                } else if is_expected(&e.source) {
+                    // The set is gone or changed under the sync: the next
+                    // sync writes the status from a fresh view.
+                    tracing::debug!(error = %brief(&e.source), "status not updated after a failed action");
                 } else {
-                    tracing::warn!(error = %e.source, "could not update status after a failed action");
+                    tracing::warn!(error = %brief(&e.source), "could not update status after a failed action");
                 }
             }
         }
