@@ -71,6 +71,13 @@ async fn reported_downtime(w: &mut KepWorld, set: String) -> anyhow::Result<()> 
     checks::reported_downtime(w.sc()?, &set).await
 }
 
+#[then(
+    expr = "every pod of {string} created since the first change is of the revision it ended at"
+)]
+async fn created_at_final_revision(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::created_only_at_final_revision(w.sc()?, &set).await
+}
+
 #[then(expr = "no pod of the update revision was created while a pod of another revision existed")]
 async fn no_mixing(w: &mut KepWorld) -> anyhow::Result<()> {
     checks::no_mixed_revisions(w.sc()?).await
@@ -330,6 +337,11 @@ async fn is_remembered(w: &mut KepWorld, set: String, label: String) -> anyhow::
 #[then(expr = "{string} reports its current revision equal to its update revision")]
 async fn current_is_update(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     waits::current_is_update(w.sc()?, &set, secs(30)).await
+}
+
+#[then(expr = "within {int} seconds {string} has observed its latest generation")]
+async fn observed_generation_within(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
+    waits::observed_latest_generation(w.sc()?, &set, secs(n)).await
 }
 
 #[then(expr = "{string} has observed its latest generation")]

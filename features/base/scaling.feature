@@ -89,6 +89,26 @@ Feature: Ordered creation, reverse-ordered scale-down, and Parallel scaling
     When pod "web-0" is made ready
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
 
+  # covers: E11
+  Scenario: OrderedReady with every pod unready, scaled to 0, deletes nothing until they are ready again
+    # rejects: a controller that deletes the highest unready pod although its predecessors are unready too (as if every unready condemned pod were the first unhealthy one), or that tears the set down at once; once web-0 and web-1 are ready again, the still unready web-2 is the first unhealthy pod and goes first (upstream's processCondemned)
+    Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-0" is made not ready
+    And pod "web-1" is made not ready
+    And pod "web-2" is made not ready
+    Then within 30 seconds the status of "web" reports 3 replicas, 0 of them ready
+    When the checks that follow look only at what happens from here on
+    And "web" is scaled to 0 replicas
+    Then within 30 seconds "web" has observed its latest generation
+    And for 5 seconds no pod of "web" is created or deleted
+    And pod "web-2" was neither deleted nor replaced
+    When pod "web-0" is made ready
+    And pod "web-1" is made ready
+    Then within 60 seconds all 0 pods of "web" run the update revision and are ready
+    And pods were deleted in the order web-2, web-1, web-0
+
   Scenario: OrderedReady scale-down removes a pod that is itself not ready
     Given a StatefulSet "web" with 3 replicas, pod management policy "OrderedReady" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision

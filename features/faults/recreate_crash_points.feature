@@ -9,10 +9,20 @@ Feature: Recreate survives a controller restart at any point
   mixes revisions, never deletes a claim and never creates two pods for one
   ordinal. `kepspec explore --name '<scenario>'` reruns the first two
   scenarios with a restart right after each write of the controller in turn.
+  Where a restart may fall between the status write that records the
+  rollout and the RecreateStarted event, the event is checked at most once,
+  not exactly once: the pseudo-code tracks the event via the condition ("Only
+  emit event on first entry to this phase (tracked via condition)"), so a
+  restarted controller that finds the condition already set rightly emits
+  none, and losing the event there is what the KEP's design allows. A
+  controller that emits it again after the restart still fails; the
+  scenario whose restart comes after the deletion of web-1 (past the
+  event) requires exactly one.
 
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "All old-revision pods are fully terminated before any new pods are created"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Safe to retry deletions and creations on controller restart"
   # cite: kep-3541 | Risks and Mitigations > Risk: Unintended Data Loss | "PVC Preservation: PersistentVolumeClaims are not deleted, so data on volumes persists across recreate operations"
+  # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Only emit event on first entry to this phase (tracked via condition)"
 
   # covers: R14
   @explore

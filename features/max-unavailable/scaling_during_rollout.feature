@@ -14,10 +14,22 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
   still creating its pods deletes nothing for the update until every replica
   exists and is ready.
 
-  Where the KEP leaves it open: the condemned pod that is itself not
-  available is the first unhealthy one, which upstream's processCondemned
-  deletes without waiting (upstream-statefulset-facts, "Reconcile order
-  (one sync)"), after the healthy pod above it, highest first.
+  Where sources disagree: the StatefulSet concepts page says "Before a
+  scaling operation is applied to a Pod, all of its predecessors must be
+  Running and Ready", and KEP-961's Beta sentence above has the controller
+  wait for the predecessor condemned pods; read so, web-3 would wait for
+  web-2. Upstream's code deletes it: in processCondemned
+  (pkg/controller/statefulset/stateful_set_control.go, kubernetes v1.37.0) a
+  condemned pod is held back only when it is itself not available and is not
+  the first unhealthy pod, and the first unhealthy pod is sought among the
+  replicas and then among the condemned pods from the lowest ordinal up, so
+  the healthy web-3 goes, then web-2, the first unhealthy one, highest first.
+  The spec follows upstream's code here, since waiting would leave the
+  scale-down hanging for as long as web-2 stays unready; a controller that
+  follows the documentation's words fails the second scenario, and is to
+  declare that reading as a deviation.
+
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
 
   # cite: kep-961 | e2e tests | "checking for a correct rollout specially when scaling down during a rollout"
   # cite: kep-961 | Beta | "the controller should first wait for the predecessor condemned pods to become available before deleting them and delete the pod with the highest ordinal number"

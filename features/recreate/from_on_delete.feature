@@ -10,13 +10,22 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   remain"; its key characteristics: "Guarantees old and new pods never run
   simultaneously".
 
-  What to expect after an OnDelete set with a pending change is switched to
-  Recreate is inferred from the pseudo-code, as recreate/what_is_kept.feature
-  does for a partitioned rollout; the KEP has no example of it. The switch
-  changes no template, so it makes no new revision ("Notes/Constraints/Caveats":
-  "Strategy Type Change Does Not Trigger Rollout"), but the pods still at the
-  old revision are exactly what Phase 1 deletes: the pending change is rolled
-  out by one Recreate, and the pod already at the update revision is kept.
+  Where sources disagree: "Notes/Constraints/Caveats" says "Strategy Type
+  Change Does Not Trigger Rollout" and "The Recreate behavior will only be
+  triggered when users either:" change the template or force a rollout; read
+  literally, the pods left at the old revision by OnDelete stay until the
+  next template change. The pseudo-code's Phase 1 instead deletes every pod
+  whose revision is not the update revision, whatever made it so. The spec
+  follows the pseudo-code, as recreate/what_is_kept.feature does for a
+  partitioned rollout: the switch changes no template and so makes no new
+  revision (what the Note's reason, a hash "computed from .spec.template
+  content only", speaks of), but the rollout of the pending template change
+  is still unfinished, and Phase 1 finishes it with one Recreate, keeping the
+  pod already at the update revision. Upstream behaves the same way when an
+  OnDelete set with a pending change is switched to RollingUpdate: its
+  rolling update replaces every pod not at the update revision. A controller
+  that follows the Note's words fails this scenario, and is to declare that
+  reading as a deviation.
 
   # cite: statefulset-concepts | Update strategies | "the StatefulSet controller will not automatically update the Pods in a StatefulSet"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
@@ -24,6 +33,8 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "No old pods remain"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "Guarantees old and new pods never run simultaneously"
   # cite: kep-3541 | Notes/Constraints/Caveats | "Strategy Type Change Does Not Trigger Rollout"
+  # cite: kep-3541 | Notes/Constraints/Caveats | "The Recreate behavior will only be triggered when users either:"
+  # cite: kep-3541 | Notes/Constraints/Caveats | "computed from .spec.template content only"
 
   # covers: R59
   Scenario: switching to Recreate replaces the pods still at the old revision together, and keeps the one already updated

@@ -13,8 +13,15 @@ Feature: A Recreate replaces old pods, and only them
   "Deleting/terminating pods based on readiness signals is problematic and
   disruptive".
 
-  What to expect after a partitioned rollout is switched to Recreate is
-  inferred from the pseudo-code; the KEP has no example of it.
+  Where sources disagree: the KEP has no example of a partitioned rollout
+  switched to Recreate. Read literally, "Notes/Constraints/Caveats" starts
+  no Recreate for a change of the strategy alone, so web-0 and web-1 would
+  stay at the old revision; Phase 1 of the pseudo-code deletes every pod not
+  at the update revision, whatever left it there. The spec follows the
+  pseudo-code, for the reasons recreate/from_on_delete.feature gives: the
+  switch makes no new revision, it finishes the rollout left unfinished. A
+  controller that follows the Note's words fails the first scenario, and is
+  to declare that reading as a deviation.
 
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"

@@ -24,8 +24,16 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   Where sources disagree: "Downgrade" says that StatefulSets with type:
   Recreate stored "remain stored, but any update that touches the spec may be
   rejected unless the strategy is changed back to RollingUpdate/OnDelete
-  first". The spec encodes what the embedded apiserver does, which ratchets: a
-  stored Recreate is kept and other spec updates are accepted. For the skew,
+  first". The KEP's "may" permits either answer; the spec follows upstream,
+  whose apiserver ratchets: upstream's strategy tests for PR #137187
+  (pkg/registry/apps/statefulset/strategy_test.go,
+  `TestStatefulSetStrategy_RecreateStrategy_ValidateUpdate`, case `Recreate to
+  Recreate, RecreateFG off - allowed`, read in an indexed copy; calibration-facts
+  notes the same file) accept an update of a stored Recreate set with the
+  gate off, since the validation of the strategy looks only at whether the
+  stored object already had it. An apiserver that rejects such an update
+  instead follows the KEP's other reading and is to be declared as a
+  deviation. For the skew,
   "Version Skew Strategy" promises "No errors or warnings", while
   calibration-facts reports that the upstream code under review builds an
   error and discusses an event; the spec follows the KEP (fallback, no Warning

@@ -63,6 +63,31 @@ pub async fn no_mixed_revisions(sc: &mut Scenario) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// KEP-3541: every pod of `set` created since the first change (or the
+/// scenario's later mark) is of the update revision the set ended at.
+pub async fn created_only_at_final_revision(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let state = state_before(&t, t.next_seq());
+    let Some(update) = state
+        .sets
+        .get(set)
+        .and_then(|e| e.object.pointer("/status/updateRevision"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+    else {
+        anyhow::bail!("{set} reports no update revision; nothing to check");
+    };
+    let result = rules::created_only_at(
+        &t,
+        &clauses::recreate_creates_update_revision(),
+        from,
+        set,
+        &update,
+    );
+    keep(sc, result)
+}
+
 /// KEP-3541: every claim of the set that existed before the first change kept its uid.
 pub async fn claims_kept(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
@@ -599,11 +624,13 @@ pub async fn none_at_update_revision(
     keep(sc, result)
 }
 
-/// The largest number of the set's pods unavailable at once since the first change.
+/// The largest number of the set's pods unavailable at once since the first
+/// change, each moment judged against the spec in force at that moment (as
+/// [`rules::at_most_unavailable`] judges it), not the final one.
 pub fn peak_unavailable(t: &Timeline, scope: &SetScope, from: u64) -> (usize, u64) {
     let mut peak = (0, from);
     let _: Option<()> = scan(t, from, |state, e| {
-        let n = state.unavailable_in(scope);
+        let n = state.unavailable_in(&state.scope_of(scope));
         if n > peak.0 {
             peak = (n, e.seq);
         }

@@ -11,6 +11,15 @@ pub fn recreate_no_mixing() -> Clause {
     )
 }
 
+/// KEP-3541: the pods a Recreate creates are of the update revision, the
+/// newest one when the template changed again meanwhile.
+pub fn recreate_creates_update_revision() -> Clause {
+    Clause::new(
+        "KEP-3541 Proposed Recreate Strategy Algorithm",
+        "create_pod(i, updateRevision)",
+    )
+}
+
 /// KEP-3541: PVCs survive a Recreate.
 pub fn pvc_preservation() -> Clause {
     Clause::new(

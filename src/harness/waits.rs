@@ -185,7 +185,10 @@ pub(crate) async fn wait(
             sc,
             &timeout_err.timeline,
             &clause,
-            format!("not within {:.0}s: {last_gap}", timeout.as_secs_f64()),
+            format!(
+                "not within {:.0} s; as of the last recorded change: {last_gap}",
+                timeout.as_secs_f64()
+            ),
         )),
     }
 }
@@ -914,6 +917,33 @@ pub async fn pod_unready_seen(
 /// Waits until the set's status reports `replicas` replicas of which
 /// `ready` are ready, and the pods agree: what a controller whose last
 /// action failed must still record (upstream issue #108837).
+/// Waits until the set's status observes its latest generation: the
+/// controller has synced the latest spec (and whatever it did in that sync
+/// is in the history).
+pub async fn observed_latest_generation(
+    sc: &mut Scenario,
+    set: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::status_truth(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let object = state.sets.get(set.as_str()).map(|e| &e.object);
+        let generation = object
+            .and_then(|o| o.pointer("/metadata/generation"))
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(0);
+        let observed = object
+            .and_then(|o| o.pointer("/status/observedGeneration"))
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(0);
+        (observed < generation).then(|| {
+            format!("{set} status observed generation {observed}, the set is at {generation}")
+        })
+    })
+    .await
+}
+
 pub async fn status_reports(
     sc: &mut Scenario,
     set: &str,

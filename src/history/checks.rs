@@ -106,15 +106,18 @@ impl Violation {
 }
 
 impl fmt::Display for Violation {
+    /// What broke first, in one line (what was expected and what was seen),
+    /// with when and where in the timeline; then the clause it breaks, the
+    /// pods involved and the history around that moment.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}", self.clause)?;
         writeln!(
             f,
-            "  violated at +{:.3}s (entry #{}): {}",
+            "{} (at +{:.3}s, timeline entry #{})",
+            self.message,
             self.at.as_secs_f64(),
-            self.seq,
-            self.message
+            self.seq
         )?;
+        writeln!(f, "  breaks {}", self.clause)?;
         if !self.pods.is_empty() {
             writeln!(f, "  pods: {}", self.pods.join(", "))?;
         }

@@ -80,7 +80,20 @@ fn new_revision_pod_created_while_an_old_one_terminates_is_caught() {
     );
     assert_eq!(v.clause, clause());
     let text = v.to_string();
-    assert!(text.starts_with("KEP-3541 Proposed Recreate Strategy Algorithm: \"all old"));
+    // What broke first, with when and where; then the clause it breaks.
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("web-0 of revision b was created while")
+            && first.ends_with(&format!("(at +2.000s, timeline entry #{culprit})")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|l| l
+                .starts_with("  breaks KEP-3541 Proposed Recreate Strategy Algorithm: \"all old")),
+        "{text}"
+    );
     assert!(
         text.contains(&format!("> #{culprit} +2.000s pod web-0 ADDED")),
         "{text}"
@@ -515,4 +528,32 @@ fn the_budget_is_judged_by_the_spec_in_force_at_each_moment() {
     assert!(at_most_unavailable(&before, &clause(), from, &scope, 1).is_ok());
     // After it, 2 at once (the new replicas not yet ready).
     assert!(at_most_unavailable(&t, &clause(), from, &scope, 1).is_err());
+}
+
+/// A second template change (revision "c") lands while the first Recreate's
+/// pods terminate; a controller that saw it late creates web-0 at the
+/// intermediate "b", deletes it, and only then creates the "c" pods. Nothing
+/// ever mixed revisions, so only `created_only_at` catches it.
+#[test]
+fn a_pod_of_an_intermediate_revision_breaks_created_only_at() {
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 2, "a");
+    let start = b.timeline().next_seq();
+    b.at(1.0).terminate("web-1").terminate("web-0");
+    b.at(2.0).delete_pod("web-1").delete_pod("web-0");
+    b.at(3.0).create_pod("web-0", "b");
+    b.at(3.5).terminate("web-0").at(4.0).delete_pod("web-0");
+    b.at(5.0).create_pod("web-0", "c").at(5.5).ready("web-0");
+    b.at(6.0).create_pod("web-1", "c").at(6.5).ready("web-1");
+    let t = b.build();
+    no_mixed_revisions(&t, &clause(), start, "web", None).unwrap();
+    let v = created_only_at(&t, &clause(), start, "web", "c").unwrap_err();
+    assert!(
+        v.message.contains("web-0 was created at revision b"),
+        "{}",
+        v.message
+    );
+    // The right controller's history passes.
+    let (good, start) = good_recreate();
+    created_only_at(&good, &clause(), start, "web", "b").unwrap();
 }

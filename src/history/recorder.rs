@@ -31,7 +31,7 @@ pub struct SetKind {
     pub resource: ApiResource,
     /// How the vendor's fields map onto apps/v1's: every recorded state of a
     /// set is moved back to the spec's paths, so checks read apps/v1 fields.
-    pub fields: crate::target::FieldMap,
+    pub fields: crate::profiles::FieldMap,
 }
 
 impl Default for SetKind {
@@ -361,7 +361,7 @@ async fn record_kind(
     kind: Kind,
     api: Api<DynamicObject>,
     config: watcher::Config,
-    fields: Option<crate::target::FieldMap>,
+    fields: Option<crate::profiles::FieldMap>,
     shared: Arc<Shared>,
     started: tokio::time::Instant,
     cancel: CancellationToken,

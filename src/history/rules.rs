@@ -204,6 +204,41 @@ pub fn no_mixed_revisions(
     Ok(())
 }
 
+/// Every pod of `set` created at or after `from_seq` has `revision`: a
+/// controller that created pods of a revision the set moved past (an
+/// intermediate template, seen late) breaks it, even when it deleted them
+/// again before creating the final ones.
+pub fn created_only_at(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    set: &str,
+    revision: &str,
+) -> Result<(), Violation> {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    for e in t.entries().iter().skip(skip) {
+        if e.kind == Kind::Pod && e.change == Change::Added && ordinal_of(set, &e.name).is_some() {
+            let rev = PodFacts::of(&e.object).revision;
+            if rev != Some(revision) {
+                return Err(Violation::at_entry(
+                    t,
+                    clause,
+                    e.seq,
+                    Breach::new(
+                        format!(
+                            "{} was created at revision {}, not at the update revision {revision} the set ended at",
+                            e.name,
+                            rev.unwrap_or("none")
+                        ),
+                        vec![e.name.clone()],
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Never two pod objects (uids) of the set for one ordinal at once.
 pub fn one_pod_per_ordinal(
     t: &Timeline,

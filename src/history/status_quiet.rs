@@ -2,7 +2,7 @@
 //! changed for [`QUIET`], the set's status says exactly what its pods are
 //! by the end of that rest ([`super::status_truth::settled_gap`]: every
 //! count, `observedGeneration`, and a promoted `currentRevision` under
-//! RollingUpdate). Upstream writes the status at the end of every sync
+//! RollingUpdate and Recreate). Upstream writes the status at the end of every sync
 //! (`updateStatefulSetStatus`), and a sync follows every pod event, so a
 //! controller whose status stops short of a change that came alone (one
 //! pod turning ready, nothing else) is caught here even where no step waits

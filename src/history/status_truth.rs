@@ -123,9 +123,12 @@ fn claims_completion(status: &Value) -> Option<bool> {
 /// - `observedGeneration` is the set's generation;
 /// - each count equals the pods of that quality, counted against the
 ///   revisions the status itself names;
-/// - under `RollingUpdate` (the only strategy upstream's
-///   `completeRollingUpdate` promotes for), a complete rollout has
-///   `currentRevision` equal to `updateRevision`.
+/// - under `RollingUpdate` (upstream's `completeRollingUpdate`) and under
+///   `Recreate` (upstream's Recreate e2e tests, kubernetes PR #137187,
+///   `test/e2e/apps/statefulset.go`: "current revision %s does not equal
+///   update revision %s on update completion"), a complete rollout has
+///   `currentRevision` equal to `updateRevision`; not under `OnDelete`,
+///   which upstream never promotes for.
 pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
     let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
         return Some(format!("{set} has not been observed"));
@@ -156,16 +159,16 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
             gaps.push(format!("{key} {claimed} where {seen} such pods exist"));
         }
     }
-    let rolling = matches!(
+    let promotes = matches!(
         obj.pointer("/spec/updateStrategy/type")
             .and_then(Value::as_str),
-        None | Some("RollingUpdate")
+        None | Some("RollingUpdate") | Some("Recreate")
     );
     let (current, update) = (
         status.get("currentRevision").and_then(Value::as_str),
         status.get("updateRevision").and_then(Value::as_str),
     );
-    if rolling && t.complete && current != update {
+    if promotes && t.complete && current != update {
         gaps.push(format!(
             "currentRevision {} although every replica runs update revision {} and is ready",
             current.unwrap_or("(none)"),

@@ -109,6 +109,11 @@ pub enum Defect {
     /// Status: keeps counting a pod of the current revision as current while
     /// it terminates (upstream counts only pods not being deleted).
     CurrentCountsTerminating,
+    /// Status after a Recreate: never moves `currentRevision` to the update
+    /// revision (nor `currentReplicas` to the updated count), as upstream's
+    /// RollingUpdate-only `completeRollingUpdate` would leave it; upstream's
+    /// Recreate e2e tests require the promotion "on update completion".
+    RecreateNeverPromotes,
     /// PersistentVolumeClaim retention, crash safety: deletes a condemned pod
     /// before it makes the pod its claims' owner (the claims still go, by the
     /// garbage collector, once the reference is set).
@@ -184,7 +189,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 53] = [
+    pub const ALL: [(&'static str, Defect); 54] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -230,6 +235,7 @@ impl Defect {
             "current-counts-terminating",
             Defect::CurrentCountsTerminating,
         ),
+        ("recreate-never-promotes", Defect::RecreateNeverPromotes),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("claim-owner-takeover", Defect::ClaimOwnerTakeover),
@@ -431,6 +437,7 @@ pub fn distort_input(
         | Defect::RecreateStartedOncePerSet
         | Defect::ForcedEveryDeletion
         | Defect::CurrentCountsTerminating
+        | Defect::RecreateNeverPromotes
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
         | Defect::ClaimOwnerTakeover
@@ -640,6 +647,20 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                         message: format!("Forced replacement of pod {name}"),
                     }));
                 }
+            }
+        }
+        Defect::RecreateNeverPromotes if is_recreate(set) => {
+            let before = observed.cloned().unwrap_or_default();
+            if before.current_revision.is_some()
+                && plan.status.current_revision != before.current_revision
+            {
+                let kept = before.current_revision.clone().unwrap_or_default();
+                let current = pods_seen
+                    .iter()
+                    .filter(|p| !pods::is_terminating(p) && pods::pod_revision(p) == kept)
+                    .count();
+                plan.status.current_replicas = Some(i32::try_from(current).unwrap_or(0));
+                plan.status.current_revision = before.current_revision;
             }
         }
         Defect::CurrentCountsTerminating => {

@@ -7,9 +7,10 @@
 //! `currentReplicas` / `updatedReplicas` = existing, non-terminating pods
 //! labelled with the current / update revision. A rollout is complete when
 //! `updatedReplicas == readyReplicas == replicas == spec.replicas`; then
-//! `currentRevision := updateRevision` (upstream does this for RollingUpdate
-//! only; here also for Recreate, which upstream's RollingUpdate fallback
-//! would otherwise leave incomplete forever).
+//! `currentRevision := updateRevision`, for RollingUpdate (upstream's
+//! `completeRollingUpdate`) and for Recreate (upstream's Recreate e2e tests,
+//! kubernetes PR #137187, require it "on update completion"); not for
+//! OnDelete.
 //!
 //! The `Progressing` condition is always `status: "True"` (as a Deployment's
 //! is while it is not stuck); its reason tells the state of the rollout:
