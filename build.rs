@@ -40,6 +40,26 @@ fn main() {
         writeln!(table, "    ({rel:?}, include_bytes!({abs:?}) as &[u8]),").expect("write");
     }
     table.push(']');
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("bundle.rs");
-    std::fs::write(out, table).expect("write bundle table");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
+    std::fs::write(out_dir.join("bundle.rs"), table).expect("write bundle table");
+
+    // The step definitions' sources, for the step catalogue
+    // (`kepspec steps`): the phrases are read from their attributes.
+    println!("cargo:rerun-if-changed=steps");
+    let mut steps = Vec::new();
+    walk(&manifest.join("steps"), &mut steps);
+    steps.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    steps.sort();
+    let mut table = String::from("&[\n");
+    for file in &steps {
+        let rel = file
+            .strip_prefix(&manifest)
+            .expect("under the manifest folder")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let abs = file.to_string_lossy().replace('\\', "/");
+        writeln!(table, "    ({rel:?}, include_str!({abs:?})),").expect("write");
+    }
+    table.push(']');
+    std::fs::write(out_dir.join("step_sources.rs"), table).expect("write step sources");
 }

@@ -20,6 +20,40 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Log more: -v for info, -vv for debug (kepspec's own lines).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Log errors only.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// A log filter (tracing's env-filter syntax, e.g. `kepspec=debug,kube=warn`);
+    /// overrides -v and -q. $KEPSPEC_LOG overrides it in turn.
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
+}
+
+/// The default log filter: warnings and errors of kepspec itself; the
+/// client library's connection errors while a cluster shuts down and the
+/// node simulator's are noise.
+const QUIET_NOISE: &str = "kube_client::client::builder=off,kepspec_cluster::nodes=error";
+
+impl Cli {
+    /// The log filter the options ask for.
+    pub fn log_filter(&self) -> String {
+        if let Some(filter) = &self.log_level {
+            return filter.clone();
+        }
+        let level = if self.quiet {
+            "error"
+        } else {
+            match self.verbose {
+                0 => "warn",
+                1 => "warn,kepspec=info,kepspec_controller=info,kepspec_cluster=info",
+                _ => "warn,kepspec=debug,kepspec_controller=debug,kepspec_cluster=debug",
+            }
+        };
+        format!("{level},{QUIET_NOISE}")
+    }
 }
 
 /// The subcommands.
@@ -30,7 +64,7 @@ pub enum Command {
     /// List features, scenarios and tags.
     List(ListArgs),
     /// Check feature files: syntax, undefined and ambiguous steps.
-    Lint(ListArgs),
+    Lint(LintArgs),
     /// Manage a cluster.
     Cluster {
         /// What to do with it.
@@ -44,6 +78,9 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Measure the embedded cluster, the controller and the harness; print a Markdown report.
     Bench(BenchArgs),
+    /// The step catalogue: every step the features can use, with its
+    /// parameters and the call it makes.
+    Steps(StepsArgs),
     /// Check that every quotation of the features occurs, word for word,
     /// under its heading in the source it cites (the texts are read from
     /// --sources DIR or $KEPSPEC_SOURCES).
@@ -54,6 +91,26 @@ pub enum Command {
         #[command(subcommand)]
         command: SpecCommand,
     },
+}
+
+/// `kepspec lint`
+#[derive(Clone, Debug, Args)]
+pub struct LintArgs {
+    /// Feature files or folders (default: features/). With -v, also lists
+    /// the step definitions no feature uses.
+    pub features: Vec<PathBuf>,
+}
+
+/// `kepspec steps`
+#[derive(Clone, Debug, Args)]
+pub struct StepsArgs {
+    /// Print the catalogue as Markdown tables (one per step file).
+    #[arg(long)]
+    pub markdown: bool,
+    /// With --markdown: write it into this page after its
+    /// `<!-- generated: steps -->` line instead of printing it.
+    #[arg(long, value_name = "PAGE", requires = "markdown")]
+    pub into: Option<PathBuf>,
 }
 
 /// `kepspec cite`
@@ -207,7 +264,8 @@ pub struct RunArgs {
     /// (e.g. openkruise-advanced-statefulset).
     #[arg(long, default_value = "bundled")]
     pub target: TargetChoice,
-    /// Tag expression, e.g. `@kep-3541 and not @slow`.
+    /// Tag expression, e.g. `@kep-3541 and not @validation`; a tag no
+    /// feature or scenario has is an input error.
     #[arg(long)]
     pub tags: Option<String>,
     /// Only scenarios whose name matches this regex.
@@ -238,6 +296,10 @@ pub struct RunArgs {
     /// Write the HTML report, JSON result and failure artifacts here.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Keep the recorded history of passing scenarios too in result.json and
+    /// the HTML report (by default only failed scenarios keep theirs).
+    #[arg(long)]
+    pub keep_timelines: bool,
     /// Append a Markdown summary (failures first) to this file, e.g.
     /// `$GITHUB_STEP_SUMMARY`.
     #[arg(long, value_name = "FILE")]
@@ -269,7 +331,7 @@ pub struct RunArgs {
     /// release has is on unless `--feature-gates` turns it off). A real
     /// cluster reports its own version.
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
-    pub kube_version: Option<crate::target::Version>,
+    pub kube_version: Option<crate::profiles::Version>,
     /// Feature gates, `A=true,B=false`. Embedded cluster: the apiserver's
     /// and the bundled controller's. Real cluster: what the run assumes of
     /// the cluster, overriding what it reads from kube-apiserver's /metrics
@@ -279,7 +341,7 @@ pub struct RunArgs {
     pub feature_gates: Option<String>,
 }
 
-/// `kepspec list` / `kepspec lint`
+/// `kepspec list`
 #[derive(Clone, Debug, Args)]
 pub struct ListArgs {
     /// Feature files or folders (default: features/).
@@ -299,8 +361,8 @@ pub struct ListArgs {
 }
 
 /// A Kubernetes version such as `v1.36.4`.
-fn parse_version(text: &str) -> Result<crate::target::Version, String> {
-    crate::target::Version::parse(text)
+fn parse_version(text: &str) -> Result<crate::profiles::Version, String> {
+    crate::profiles::Version::parse(text)
 }
 
 /// `kepspec cluster up`
@@ -311,7 +373,7 @@ pub struct ClusterUpArgs {
     /// has is on unless `--feature-gates` turns it off), and what `/metrics`
     /// reports of them.
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
-    pub kube_version: Option<crate::target::Version>,
+    pub kube_version: Option<crate::profiles::Version>,
     /// Where to write the kubeconfig.
     #[arg(long, default_value = "kepspec.kubeconfig")]
     pub kubeconfig: PathBuf,
@@ -371,6 +433,13 @@ mod tests {
         };
         assert_eq!(args.cluster, ClusterChoice::Embedded);
         assert_eq!(args.target, TargetChoice::Bundled);
+        let cli = Cli::try_parse_from(["kepspec", "run", "-vv"]).unwrap();
+        assert!(cli.log_filter().contains("kepspec=debug"));
+        let cli = Cli::try_parse_from(["kepspec", "-q", "run"]).unwrap();
+        assert!(cli.log_filter().starts_with("error,"));
+        let cli = Cli::try_parse_from(["kepspec", "run", "--log-level", "kepspec=trace"]).unwrap();
+        assert_eq!(cli.log_filter(), "kepspec=trace");
+        assert!(Cli::try_parse_from(["kepspec", "run", "-q", "-v"]).is_err());
         assert_eq!(args.feature_paths(), vec![PathBuf::from("features")]);
         assert_eq!(args.repeat, 1);
     }

@@ -8,9 +8,10 @@
 //! crate is the harness over them:
 //!
 //! - [`history`]: the recorder and the checks over a scenario's timeline;
-//! - [`harness`]: scenarios, waits, the runner and the main job;
+//! - [`harness`]: the scenario layer: what steps do and check;
+//! - [`run`]: the run layer: features, the runner, the main job, commands;
 //! - [`report`]: JUnit, JSON and HTML reports;
-//! - [`target`]: the implementation under test as a profile;
+//! - [`profiles`]: the implementation under test as a target profile;
 //! - [`explore`]: every crash point of a scenario;
 //! - [`bench`]: the benchmarks and their report;
 //! - [`yaml`]: reading and writing YAML, the same way everywhere (core).
@@ -22,8 +23,9 @@ pub mod cluster;
 pub mod explore;
 pub mod harness;
 pub mod history;
+pub mod profiles;
 pub mod report;
-pub mod target;
+pub mod run;
 
 pub use kepspec_cluster as sim;
 pub use kepspec_controller as controller;

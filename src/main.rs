@@ -8,14 +8,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use kepspec::cli::{Cli, ClusterCommand, Command, SpecCommand, EXIT_ERROR};
 
-/// Warnings and errors of kepspec itself; the client library's connection
-/// errors while a cluster shuts down are noise (KEPSPEC_LOG overrides).
-const DEFAULT_LOG: &str = "warn,kube_client::client::builder=off,kepspec_cluster::nodes=error";
-
 /// Log lines go to stderr, on a line of their own: a progress bar on the
 /// terminal is cleared first.
 fn log_writer() -> impl std::io::Write {
-    kepspec::harness::collector::clear_bar_line();
+    kepspec::run::collector::clear_bar_line();
     std::io::stderr()
 }
 
@@ -28,7 +24,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("KEPSPEC_LOG")
-                .unwrap_or_else(|_| DEFAULT_LOG.into()),
+                .unwrap_or_else(|_| cli.log_filter().into()),
         )
         .with_ansi(colour)
         .with_writer(log_writer)
@@ -43,21 +39,23 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
+    let verbose = cli.verbose > 0;
     let code = runtime.block_on(async move {
         match cli.command {
-            Command::Run(args) => kepspec::harness::job::run::<steps::KepWorld>(&args).await,
-            Command::List(args) => kepspec::harness::commands::list::<steps::KepWorld>(&args),
-            Command::Lint(args) => kepspec::harness::commands::lint::<steps::KepWorld>(&args),
+            Command::Run(args) => kepspec::run::job::run::<steps::KepWorld>(&args).await,
+            Command::List(args) => kepspec::run::commands::list::<steps::KepWorld>(&args),
+            Command::Lint(args) => kepspec::run::commands::lint::<steps::KepWorld>(&args, verbose),
             Command::Cluster {
                 command: ClusterCommand::Up(args),
-            } => kepspec::harness::commands::cluster_up(&args).await,
-            Command::Controller(args) => kepspec::harness::commands::controller(&args).await,
+            } => kepspec::run::commands::cluster_up(&args).await,
+            Command::Controller(args) => kepspec::run::commands::controller(&args).await,
             Command::Explore(args) => kepspec::explore::explore::<steps::KepWorld>(&args).await,
-            Command::Bench(args) => kepspec::harness::commands::bench(&args).await,
-            Command::Cite(args) => kepspec::harness::commands::cite(&args),
+            Command::Bench(args) => kepspec::run::commands::bench(&args).await,
+            Command::Cite(args) => kepspec::run::commands::cite(&args),
+            Command::Steps(args) => kepspec::run::commands::steps(&args),
             Command::Spec {
                 command: SpecCommand::Export(args),
-            } => kepspec::harness::commands::spec_export(&args),
+            } => kepspec::run::commands::spec_export(&args),
         }
     });
     ExitCode::from(code)

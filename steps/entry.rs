@@ -31,5 +31,5 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    ExitCode::from(runtime.block_on(kepspec::harness::job::run::<KepWorld>(&args)))
+    ExitCode::from(runtime.block_on(kepspec::run::job::run::<KepWorld>(&args)))
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use cucumber::{given, then, when};
 use kepspec::explore::plan;
 use kepspec::harness::faults::{self, MustFire, Target};
-use kepspec::harness::runner::INPUT_ERROR;
 use kepspec::harness::{checks, Scenario};
+use kepspec::run::runner::INPUT_ERROR;
 use kepspec::sim::faults::Selection;
 use kepspec::sim::stale::Lag;
 

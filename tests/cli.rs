@@ -31,21 +31,83 @@ Feature: a scenario that takes long
 
 #[test]
 fn a_selection_of_nothing_fails_unless_allowed() {
+    // Known tags that no scenario has together.
     let out = kepspec()
-        .args(["run", "--tags", "@kep3541"])
+        .args(["run", "--tags", "@kep-961 and @kruise and @recreate"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("no scenario ran") && stderr.contains("--tags '@kep3541'"),
+        stderr.contains("no scenario ran")
+            && stderr.contains("--tags '@kep-961 and @kruise and @recreate'"),
         "{stderr}"
     );
     let allowed = kepspec()
-        .args(["run", "--tags", "@kep3541", "--allow-empty"])
+        .args([
+            "run",
+            "--tags",
+            "@kep-961 and @kruise and @recreate",
+            "--allow-empty",
+        ])
         .output()
         .unwrap();
     assert_eq!(allowed.status.code(), Some(0), "{allowed:?}");
+}
+
+#[test]
+fn a_tag_no_feature_has_is_an_input_error_with_a_hint() {
+    let out = kepspec()
+        .args(["run", "--tags", "@kep3541"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no feature or scenario has the tag @kep3541")
+            && stderr.contains("did you mean @kep-3541?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn gherkin_mistakes_are_input_errors_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "Feature: f\n  Scenari: y\n    Given a StatefulSet \"web\" with 1 replica\n",
+            "misspelt.feature:2",
+            "did you mean `Scenario:`?",
+        ),
+        (
+            "Feature: f\n  Scenario Outline: y <n>\n    Given a StatefulSet \"web\" with <n> replica\n    Examples:\n      | n |\n      | 1 | 2 |\n",
+            "cells.feature:6",
+            "this table row has 2 cells, the row at line 5 has 1",
+        ),
+        (
+            "Feature: f\n  Scenario: y\n    Given a StatefulSet \"web\" with 1 replica and this manifest:\n      \"\"\"\n      a: b\n",
+            "docstring.feature:4",
+            "never closed",
+        ),
+        (
+            "Feature: f\n  Scenario: y\n    Given a StatefulSet \"web\" having 3 replicas\n",
+            "undefined.feature:3",
+            "did you mean `",
+        ),
+    ];
+    for (text, place, words) in cases {
+        let name = place.split(':').next().unwrap();
+        let file = write_feature(dir.path(), name, text);
+        for command in ["run", "lint"] {
+            let out = kepspec().arg(command).arg(&file).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {out:?}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains(place) && stderr.contains(words),
+                "{command} {name}: {stderr}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -370,5 +432,68 @@ fn cite_checks_every_quotation_when_the_texts_are_given() {
     assert!(
         stderr.contains(&format!("broken.feature:{}", line + 1)),
         "{stderr}"
+    );
+}
+
+/// The JUnit file as a CI system's parser reads it (PyPI `junitparser`, in
+/// the interpreter `KEPSPEC_PYTHON` names): dotted classnames, `file` and
+/// `line` on every test case, the failing step and its place in the
+/// failure's message, the target's identity as suite properties.
+#[test]
+fn junit_reads_well_in_a_junit_parser() {
+    let python = std::env::var("KEPSPEC_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_parser = Command::new(&python)
+        .args(["-c", "import junitparser"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parser {
+        assert!(
+            std::env::var_os("KEPSPEC_REQUIRE_CLIENTS").is_none(),
+            "{python} has no junitparser module"
+        );
+        eprintln!("junit_reads_well_in_a_junit_parser: skipped, {python} has no junitparser");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let feature = write_feature(
+        dir.path(),
+        "broken.feature",
+        "@base\nFeature: broken on purpose\n  Scenario: a wrong count\n    Given a StatefulSet \"web\" with 1 replica\n    Then within 2 seconds 3 pods of \"web\" exist at the update revision\n",
+    );
+    let junit = dir.path().join("junit.xml");
+    let out = kepspec()
+        .args(["run", "--target", "upstream", "--junit"])
+        .arg(&junit)
+        .arg(&feature)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let script = r#"
+import sys, junitparser
+xml = junitparser.JUnitXml.fromfile(sys.argv[1])
+for suite in xml:
+    props = {p.name: p.value for p in suite.properties()}
+    print("target", props.get("kepspec.target"), props.get("kepspec.standIn"))
+    for case in suite:
+        print("case", case.classname, case._elem.get("file"), case._elem.get("line"))
+        for r in case.result:
+            print("result", type(r).__name__, r.message)
+"#;
+    let parsed = Command::new(&python)
+        .args(["-c", script])
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert!(parsed.status.success(), "{parsed:?}");
+    let text = String::from_utf8_lossy(&parsed.stdout);
+    let name = feature.display().to_string();
+    let dotted = name.trim_end_matches(".feature").replace('/', ".");
+    assert!(text.contains("target upstream true"), "{text}");
+    assert!(text.contains(&format!("case {dotted} {name} 3")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "result Failure Then within 2 seconds 3 pods of \"web\" exist at the update revision ({name}:5): "
+        )),
+        "{text}"
     );
 }

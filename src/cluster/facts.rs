@@ -6,7 +6,7 @@
 
 use kube::Client;
 
-use crate::target::{ClusterFacts, FeatureGates, Version};
+use crate::profiles::{ClusterFacts, FeatureGates, Version};
 
 /// The facts of the cluster `client` talks to; `given` are the gate
 /// settings the user or the provisioning run stated.

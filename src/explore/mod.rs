@@ -12,9 +12,9 @@ use std::time::Instant;
 
 use crate::cli::{ExploreArgs, EXIT_ERROR, EXIT_FAILED, EXIT_PASSED};
 use crate::harness::env::{Environment, EnvironmentOptions};
-use crate::harness::features::Selection;
-use crate::harness::runner::{self, RunOptions, ScenarioWorld};
 use crate::report::model::{self, Status};
+use crate::run::features::Selection;
+use crate::run::runner::{self, RunOptions, ScenarioWorld};
 pub use plan::Plan;
 pub use report::{Point, Verdict};
 
@@ -50,7 +50,7 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     })?;
     let selection = Selection::new(None, Some(&args.name)).map_err(|p| anyhow::anyhow!("{p}"))?;
     // Exactly one scenario, decided before anything runs.
-    let plan = crate::harness::plan::RunPlan::new(&features, &selection, |_| None);
+    let plan = crate::run::plan::RunPlan::new(&features, &selection, |_| None);
     match plan.scenarios.as_slice() {
         [_] => {}
         [] => anyhow::bail!("--name {} selects no scenario", args.name),

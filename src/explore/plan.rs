@@ -65,7 +65,7 @@ pub async fn crash_points(sc: &mut Scenario, words: &str) -> anyhow::Result<()> 
         // would pass without a single restart.
         None => anyhow::bail!(
             "{} \"{words}\" takes effect only under `kepspec explore`; tag the scenario @{EXPLORE_TAG} so `kepspec run` skips it",
-            crate::harness::runner::INPUT_ERROR
+            crate::run::runner::INPUT_ERROR
         ),
         Some(Plan::Record) => {
             let rx = faults::watch_requests(sc, words, &Target::writes(), Selection::Every)?;

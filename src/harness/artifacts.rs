@@ -42,7 +42,12 @@ pub fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
     for (name, text) in files {
         std::fs::write(dir.join(name), text)?;
     }
-    let lines: Vec<String> = t.entries().iter().map(Timeline::render_line).collect();
+    // Numbered as failure messages name entries (`timeline entry #64`).
+    let lines: Vec<String> = t
+        .entries()
+        .iter()
+        .map(|e| format!("#{} {}", e.seq, Timeline::render_line(e)))
+        .collect();
     std::fs::write(dir.join("timeline.txt"), lines.join("\n") + "\n")
 }
 

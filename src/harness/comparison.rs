@@ -138,7 +138,7 @@ pub fn is_stuck(pod: &Value) -> bool {
 }
 
 fn input(message: String) -> anyhow::Error {
-    anyhow::anyhow!("{} {message}", super::runner::INPUT_ERROR)
+    anyhow::anyhow!("{} {message}", crate::run::runner::INPUT_ERROR)
 }
 
 fn strategic(container: Value) -> Value {

@@ -2,7 +2,7 @@
 //! deviations (and `reasons` renames), each with the label the report shows
 //! when a scenario passes only through it.
 
-use crate::target::Profile;
+use crate::profiles::Profile;
 
 /// A condition state the target declares in place of the spec's.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,9 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::controller::leader::{Election, LeaseTimings};
 use crate::controller::{self, ControllerGates, ControllerOptions};
+use crate::profiles::{standin, Profile};
 use crate::sim::admission::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
-use crate::target::{standin, Profile};
 
 /// The user agent prefix of the bundled controller's requests, by which
 /// fault rules and request counts tell them from the harness's own.
@@ -35,7 +35,7 @@ pub struct EnvironmentOptions {
     /// Start the embedded cluster (true) or use the kubeconfig (false).
     pub embedded: bool,
     /// The Kubernetes version the embedded cluster plays.
-    pub kube_version: crate::target::Version,
+    pub kube_version: crate::profiles::Version,
     /// The embedded cluster's apiserver feature gates.
     pub apiserver_gates: ApiGates,
     /// Kubeconfig for an existing cluster (None: the default lookup).

@@ -169,7 +169,7 @@ pub fn fault_code(code: u16) -> Result<u16, String> {
 }
 
 fn input(msg: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::anyhow!("{} {msg}", super::runner::INPUT_ERROR)
+    anyhow::anyhow!("{} {msg}", crate::run::runner::INPUT_ERROR)
 }
 
 pub(crate) fn faults_of(sc: &Scenario) -> anyhow::Result<Faults> {

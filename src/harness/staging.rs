@@ -62,7 +62,7 @@ fn own_env(sc: &Scenario) -> anyhow::Result<&Environment> {
     if !sc.isolated {
         anyhow::bail!(
             "{} this step changes cluster components; tag the scenario @{ISOLATED_TAG} so it gets a cluster of its own",
-            super::runner::INPUT_ERROR
+            crate::run::runner::INPUT_ERROR
         );
     }
     Ok(&sc.env)
@@ -81,7 +81,7 @@ pub async fn set_apiserver_gate(sc: &mut Scenario, name: &str, on: bool) -> anyh
 }
 
 fn input(msg: String) -> anyhow::Error {
-    anyhow::anyhow!("{} {msg}", super::runner::INPUT_ERROR)
+    anyhow::anyhow!("{} {msg}", crate::run::runner::INPUT_ERROR)
 }
 
 /// The only running replica, or an error naming the choice.
@@ -92,7 +92,7 @@ async fn single_replica(env: &Environment) -> anyhow::Result<ReplicaSpec> {
         0 => anyhow::bail!("no controller replica is running"),
         _ => anyhow::bail!(
             "{} several controller replicas run ({}); name one",
-            super::runner::INPUT_ERROR,
+            crate::run::runner::INPUT_ERROR,
             replicas
                 .iter()
                 .map(|r| r.identity.as_str())

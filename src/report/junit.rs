@@ -1,13 +1,32 @@
-//! JUnit XML: one `testsuite` per feature, one `testcase` per scenario
-//! (`classname` = the feature path). A failed scenario has a `failure` whose
-//! message is the failed step's own message and whose body lists the steps
-//! and the violation; a skipped one has `skipped` with the reason; a scenario
-//! with an unimplemented step is a `failure` of type `NotImplemented` so that
-//! CI does not pass an incomplete specification.
+//! JUnit XML: one `testsuite` per feature, one `testcase` per scenario, with
+//! a dotted `classname` made from the feature path (`features.recreate.
+//! all_at_once`, so that Jenkins' last-dot split names the feature) and
+//! `file` and `line` attributes (read by GitLab and the common annotation
+//! actions). A failed scenario has a `failure` whose message is one line —
+//! the failing step with its place, then what it found — and whose body lists
+//! the steps and the violation; a skipped one has `skipped` with the reason; a
+//! scenario cut short by an interrupt is an `error`; a scenario with an
+//! unimplemented step is a `failure` of type `NotImplemented` so that CI does
+//! not pass an incomplete specification.
 
 use super::escape;
 use super::model::{Feature, Run, Scenario, Status};
 use std::fmt::Write;
+
+/// The reason given to scenarios an interrupt cut short.
+const INTERRUPTED: &str = "interrupted";
+
+fn interrupted(s: &Scenario) -> bool {
+    matches!(&s.status, Status::Skipped { reason } if reason.starts_with(INTERRUPTED))
+}
+
+/// `features/recreate/all_at_once.feature` as `features.recreate.all_at_once`.
+pub fn classname(path: &str) -> String {
+    path.strip_suffix(".feature")
+        .unwrap_or(path)
+        .replace(['/', '\\'], ".")
+        .replace(' ', "_")
+}
 
 fn secs(d: std::time::Duration) -> String {
     format!("{:.3}", d.as_secs_f64())
@@ -17,12 +36,18 @@ fn secs(d: std::time::Duration) -> String {
 pub fn render(run: &Run) -> String {
     let t = run.totals();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let errors = run
+        .features
+        .iter()
+        .flat_map(|f| &f.scenarios)
+        .filter(|s| interrupted(s))
+        .count();
     let _ = writeln!(
         out,
-        "<testsuites name=\"kepspec\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
+        "<testsuites name=\"kepspec\" tests=\"{}\" failures=\"{}\" errors=\"{errors}\" skipped=\"{}\" time=\"{}\">",
         t.scenarios + usize::from(!run.problems.is_empty()),
         t.failed + t.not_implemented + usize::from(!run.problems.is_empty()),
-        t.skipped,
+        t.skipped - errors,
         secs(run.duration)
     );
     for f in &run.features {
@@ -73,14 +98,16 @@ fn properties(out: &mut String, run: &Run) {
 
 fn feature(out: &mut String, f: &Feature, run: &Run) {
     let t = f.totals();
+    let errors = f.scenarios.iter().filter(|s| interrupted(s)).count();
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{errors}\" skipped=\"{}\" time=\"{}\" file=\"{}\">",
         escape(&f.name),
         t.scenarios,
         t.failed + t.not_implemented,
-        t.skipped,
-        secs(f.duration())
+        t.skipped - errors,
+        secs(f.duration()),
+        escape(&f.path)
     );
     properties(out, run);
     for s in &f.scenarios {
@@ -112,12 +139,14 @@ fn step_list(s: &Scenario) -> String {
     body
 }
 
-fn scenario(out: &mut String, classname: &str, s: &Scenario) {
+fn scenario(out: &mut String, path: &str, s: &Scenario) {
     let _ = write!(
         out,
-        "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
+        "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\" time=\"{}\"",
         escape(&s.name),
-        escape(classname),
+        escape(&classname(path)),
+        escape(path),
+        s.line,
         secs(s.duration)
     );
     match &s.status {
@@ -140,16 +169,33 @@ fn scenario(out: &mut String, classname: &str, s: &Scenario) {
             out.push_str(">\n");
         }
         Status::Failed => {
-            // One line in the attribute; the whole text is in the body.
-            let message = s
-                .failure_message()
-                .and_then(|m| {
-                    m.lines()
-                        .map(str::trim)
-                        .find(|l| !l.is_empty())
-                        .map(str::to_string)
-                })
-                .unwrap_or_else(|| "scenario failed".to_string());
+            // One line in the attribute (the headline CI viewers show): the
+            // failing step and its place, then what it found; the whole
+            // text is in the body.
+            let found = s.failure_message().and_then(|m| {
+                m.lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(str::to_string)
+            });
+            let message = match (s.failed_step(), found) {
+                (Some(st), Some(found)) => format!(
+                    "{} {} ({path}:{}): {found}",
+                    st.keyword.trim(),
+                    st.text,
+                    st.line
+                ),
+                (Some(st), None) => {
+                    format!(
+                        "{} {} ({path}:{}) failed",
+                        st.keyword.trim(),
+                        st.text,
+                        st.line
+                    )
+                }
+                (None, Some(found)) => found,
+                (None, None) => "scenario failed".to_string(),
+            };
             let type_ = if s.violation.is_some() {
                 "Violation"
             } else {
@@ -160,6 +206,13 @@ fn scenario(out: &mut String, classname: &str, s: &Scenario) {
                 ">\n      <failure message=\"{}\" type=\"{type_}\">{}</failure>",
                 escape(&message),
                 escape(&step_list(s))
+            );
+        }
+        Status::Skipped { reason } if interrupted(s) => {
+            let _ = writeln!(
+                out,
+                ">\n      <error message=\"{}\" type=\"Interrupted\"/>",
+                escape(reason)
             );
         }
         Status::Skipped { reason } => {

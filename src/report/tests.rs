@@ -265,15 +265,24 @@ fn junit_is_well_formed_and_carries_the_real_messages() {
     assert_eq!(names.iter().filter(|n| *n == "testcase").count(), 4);
     assert_eq!(names.iter().filter(|n| *n == "failure").count(), 2);
     assert_eq!(names.iter().filter(|n| *n == "skipped").count(), 1);
-    let expected = format!("step failed: {NASTY}").replace('\u{1}', "\u{FFFD}");
+    // The headline: the failing step and its place, then what it found.
+    let expected = format!(
+        "Then no pod of the update revision was created while a pod of another revision existed (features/recreate.feature:14): step failed: {NASTY}"
+    )
+    .replace('\u{1}', "\u{FFFD}");
     assert_eq!(
         unescape(attr(&xml, "<failure", "message").unwrap()),
         expected
     );
     assert_eq!(
         attr(&xml, "<testcase", "classname"),
+        Some("features.recreate")
+    );
+    assert_eq!(
+        attr(&xml, "<testcase", "file"),
         Some("features/recreate.feature")
     );
+    assert!(attr(&xml, "<testcase", "line").is_some());
     assert_eq!(attr(&xml, "<testsuites", "tests"), Some("4"));
     assert_eq!(attr(&xml, "<testsuites", "failures"), Some("2"));
     assert_eq!(attr(&xml, "<testcase", "time"), Some("3.250"));

@@ -176,11 +176,18 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
 }
 
 /// `kepspec lint`: syntax, undefined and ambiguous steps.
-pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
-    match runner::load::<W>(&paths(args)) {
+pub fn lint<W: ScenarioWorld>(args: &crate::cli::LintArgs, verbose: bool) -> u8 {
+    let paths = if args.features.is_empty() {
+        vec![PathBuf::from("features")]
+    } else {
+        args.features.clone()
+    };
+    match runner::load::<W>(&paths) {
         Ok(features) => {
-            for unused in super::features::unused_steps::<W>(&features) {
-                super::out::line(format_args!("warning: {unused}"));
+            if verbose {
+                for unused in super::features::unused_steps::<W>(&features) {
+                    super::out::line(format_args!("note: {unused}"));
+                }
             }
             let steps: usize = features
                 .iter()
@@ -194,9 +201,10 @@ pub fn lint<W: ScenarioWorld>(args: &ListArgs) -> u8 {
         }
         Err(problems) => {
             for p in &problems {
-                eprintln!("{p}");
+                eprintln!("error: {p}");
             }
-            EXIT_FAILED
+            // Mistakes in the spec's text are input errors, as in `run`.
+            EXIT_ERROR
         }
     }
 }
@@ -272,6 +280,12 @@ pub async fn cluster_up(args: &ClusterUpArgs) -> u8 {
         "  kubectl --kubeconfig {} get pods -A -w",
         args.kubeconfig.display()
     );
+    if controller_task.is_none() {
+        println!(
+            "no StatefulSet controller runs: start one against this kubeconfig (`kepspec controller --kubeconfig {}`, or the controller you test), or use --with-controller",
+            args.kubeconfig.display()
+        );
+    }
     println!("Ctrl-C stops it.");
     let _ = tokio::signal::ctrl_c().await;
     stop.cancel();
@@ -334,6 +348,31 @@ pub fn cite(args: &crate::cli::CiteArgs) -> u8 {
         }
         Err(e) => {
             eprintln!("error: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// `kepspec steps`: the step catalogue.
+pub fn steps(args: &crate::cli::StepsArgs) -> u8 {
+    let steps = super::steps::catalogue();
+    if !args.markdown {
+        super::out::text_raw(&super::steps::text(&steps));
+        return EXIT_PASSED;
+    }
+    let table = super::steps::markdown(&steps);
+    let Some(page) = &args.into else {
+        super::out::text_raw(&table);
+        return EXIT_PASSED;
+    };
+    let written = std::fs::read_to_string(page)
+        .map_err(|e| e.to_string())
+        .and_then(|text| regenerate(&text, super::steps::MARKER, &table))
+        .and_then(|text| std::fs::write(page, text).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => EXIT_PASSED,
+        Err(e) => {
+            eprintln!("error: {}: {e}", page.display());
             EXIT_ERROR
         }
     }

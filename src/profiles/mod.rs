@@ -6,12 +6,14 @@
 //! are built in, vendors write YAML files (see `clusters/targets/`) that
 //! [`Profile::load`] reads and checks before any cluster is touched.
 //!
-//! Alongside the profile, three pure pieces a run needs on real clusters:
+//! Alongside the profile, two pure pieces a run needs on real clusters:
 //! - [`gating`]: which scenarios a cluster's Kubernetes version and feature
 //!   gates can run at all ([`skip_reason`]);
-//! - [`shard`]: a stable split of the scenarios over N CI jobs ([`Shard`]);
 //! - [`fields`]: moving fields between the spec's apps/v1 shape and a
 //!   vendor's ([`FieldMap`]).
+//!
+//! (Splitting the scenarios over CI jobs is the run layer's:
+//! `crate::run::shard`.)
 //!
 //! [`standin`] installs a profile's CRDs so the bundled controller can stand
 //! in for a vendor's on the embedded cluster.
@@ -25,7 +27,6 @@ pub use kepspec_core::fields;
 pub mod gating;
 mod install;
 pub mod profile;
-pub mod shard;
 pub mod standin;
 
 #[cfg(test)]
@@ -43,4 +44,3 @@ pub use facts::ClusterFacts;
 pub use fields::FieldMap;
 pub use gating::{skip_reason, FeatureGates, GateSource, Version};
 pub use profile::{Exclusion, Profile, ReadyCheck, ResourceRef};
-pub use shard::{shard, Shard};

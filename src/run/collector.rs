@@ -228,6 +228,9 @@ impl Collector {
                 };
                 let name = entry.name.clone();
                 let failure = entry.failure_message();
+                let failed_step = entry
+                    .failed_step()
+                    .map(|st| format!("{} {} ({}:{})", st.keyword.trim(), st.text, k.0, st.line));
                 let t0 = c.started.remove(&k);
                 let entry = scenario_mut(&mut c.run, feature, sc, round);
                 if let Some(t0) = t0 {
@@ -236,6 +239,10 @@ impl Collector {
                 let secs = entry.duration.as_secs_f64();
                 self.finished += 1;
                 let mut text = format!("{mark} {}:{} {name} ({secs:.1}s)", k.0, k.1);
+                if let Some(step) = failed_step {
+                    text.push_str("\n       failed step: ");
+                    text.push_str(&step);
+                }
                 if let Some(msg) = failure {
                     for l in msg.lines() {
                         text.push_str("\n       ");

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use super::env::{Environment, EnvironmentOptions};
 use super::features::Selection;
 use super::interrupt::{Interrupt, EXIT_INTERRUPTED};
 use super::plan::RunPlan;
 use super::runner::{self, RunOptions, ScenarioWorld};
 use super::verdict::{self, Expectations, Requirement};
 use crate::cli::{ClusterChoice, RunArgs, TargetChoice, EXIT_ERROR, EXIT_PASSED};
+use crate::harness::env::{Environment, EnvironmentOptions};
+use crate::profiles::{ClusterFacts, FeatureGates, Profile};
 use crate::report::{self, model};
-use crate::target::{ClusterFacts, FeatureGates, Profile, Shard};
+use crate::run::shard::Shard;
 
 /// Runs the specification as the options say; returns the exit code.
 pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
@@ -45,6 +46,12 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    if let Some(expr) = &args.tags {
+        if let Err(problem) = known_tags(expr, &features) {
+            eprintln!("error: {problem}");
+            return EXIT_ERROR;
+        }
+    }
     let tags = profile.selection_with(args.tags.as_deref());
     let mut selection = match Selection::new(tags.as_deref(), args.name.as_deref()) {
         Ok(s) => s,
@@ -236,6 +243,67 @@ fn locations(
     Ok((paths, lines))
 }
 
+/// Every tag a `--tags` expression names is a tag of some feature, rule,
+/// scenario or example of the selection: a mistyped tag would otherwise
+/// select nothing and say only that nothing ran.
+fn known_tags(
+    expr: &str,
+    features: &[cucumber::gherkin::Feature],
+) -> Result<(), super::features::InputProblem> {
+    let mut known = std::collections::BTreeSet::new();
+    for f in features {
+        known.extend(f.tags.iter().cloned());
+        for r in &f.rules {
+            known.extend(r.tags.iter().cloned());
+            for sc in &r.scenarios {
+                known.extend(sc.tags.iter().cloned());
+            }
+        }
+        for sc in &f.scenarios {
+            known.extend(sc.tags.iter().cloned());
+        }
+    }
+    let named: Vec<&str> = expr
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .filter_map(|w| w.strip_prefix('@'))
+        .collect();
+    for tag in named {
+        if known.contains(tag) {
+            continue;
+        }
+        let hint = known
+            .iter()
+            .min_by_key(|k| strsim_distance(tag, k))
+            .filter(|k| strsim_distance(tag, k) <= 2)
+            .map(|k| format!(" (did you mean @{k}?)"))
+            .unwrap_or_default();
+        return Err(super::features::InputProblem {
+            place: "--tags".into(),
+            message: format!("no feature or scenario has the tag @{tag}{hint}"),
+        });
+    }
+    Ok(())
+}
+
+/// Edit distance of two tags.
+fn strsim_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// The word `--target` takes for a target.
 pub fn target_label(t: &TargetChoice) -> String {
     match t {
@@ -273,6 +341,17 @@ async fn run_selected<W: ScenarioWorld>(
         },
         _ => FeatureGates::default(),
     };
+    if env.embedded.is_none() {
+        // Nothing kepspec started reconciles this cluster's sets: check that
+        // something does before any scenario waits on it.
+        if let Err(problem) =
+            super::preflight::check(&env.client, &env.profile, super::preflight::BOUND).await
+        {
+            eprintln!("error: {problem}");
+            env.stop().await;
+            return EXIT_ERROR;
+        }
+    }
     let facts = cluster_facts(&env, &given).await;
     super::out::text_raw(&facts.describe());
     let plan = RunPlan::new(&features, &selection, |p| skip_of(p, &env, &facts));
@@ -283,7 +362,9 @@ async fn run_selected<W: ScenarioWorld>(
         progress: true,
         artifacts: args.report.clone(),
         rounds: args.repeat,
-        keep_passed_timelines: args.repeat <= 1,
+        // A passing scenario's timeline is only read when asked for: the
+        // whole spec's result.json and HTML stay small.
+        keep_passed_timelines: args.keep_timelines,
         cancel: interrupt.token(),
     };
     let outcome = runner::run_once::<W>(env.clone(), plan.prune(&features), &opts).await;

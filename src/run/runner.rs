@@ -21,11 +21,11 @@ use futures::{future::LocalBoxFuture, stream, FutureExt};
 use tokio_util::sync::CancellationToken;
 
 use super::collector::{self, Collector, Key};
-use super::env::Environment;
 use super::features::{InputProblem, Selection};
 use super::plan::RunPlan;
-use super::scenario::Scenario;
-use super::staging::ISOLATED_TAG;
+use crate::harness::env::Environment;
+use crate::harness::scenario::Scenario;
+use crate::harness::staging::ISOLATED_TAG;
 use crate::history::{Timeline, Violation};
 use crate::report::model::{self, Status};
 
@@ -97,6 +97,12 @@ pub fn load<W: ScenarioWorld>(
     let mut features = Vec::new();
     let mut problems = Vec::new();
     for file in files {
+        let text = crate::bundle::read_to_string(&file).unwrap_or_default();
+        let text_problems = super::features::text_problems(&file, &text);
+        if !text_problems.is_empty() {
+            problems.extend(text_problems);
+            continue;
+        }
         match super::features::parse(&file).and_then(|f| {
             f.expand_examples().map_err(|e| InputProblem {
                 place: file.display().to_string(),
@@ -104,7 +110,6 @@ pub fn load<W: ScenarioWorld>(
             })
         }) {
             Ok(f) => {
-                let text = crate::bundle::read_to_string(&file).unwrap_or_default();
                 problems.extend(super::manifests::check(&f, &text));
                 features.push(f);
             }
@@ -213,7 +218,7 @@ pub fn artifacts_folder(path: &str, line: u32, name: &str) -> String {
         .unwrap_or_default();
     format!(
         "{stem}-L{line}{round}-{}",
-        super::scenario::namespace_slug(name)
+        crate::harness::scenario::namespace_slug(name)
     )
 }
 
@@ -285,7 +290,7 @@ pub async fn run_once<W: ScenarioWorld>(
                         return;
                     };
                     // A fault step that matched nothing is an error, not a silent pass.
-                    let untriggered = super::faults::check_all_triggered(&sc).err();
+                    let untriggered = crate::harness::faults::check_all_triggered(&sc).err();
                     // A status written from a view the scenario deliberately
                     // staled is not judged by how fresh it is.
                     let judge_status = !sc.faults.iter().any(|f| f.stale_view);
@@ -324,18 +329,18 @@ pub async fn run_once<W: ScenarioWorld>(
                     // What the controller reported must have been true,
                     // whatever the scenario's own steps looked at.
                     let lie = judge_status
-                        .then(|| super::checks::status_lies(&timeline))
+                        .then(|| crate::harness::checks::status_lies(&timeline))
                         .flatten()
                         .or_else(|| {
                             judge_rests
-                                .then(|| super::checks::status_lags(&timeline))
+                                .then(|| crate::harness::checks::status_lags(&timeline))
                                 .flatten()
                         });
                     let scenario_failed = failed;
                     let failed = failed || untriggered.is_some() || lie.is_some();
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {
                         let dir = dir.join("failed").join(artifacts_folder(&k.0, k.1, &k.2));
-                        if let Err(err) = super::artifacts::write(&dir, &timeline) {
+                        if let Err(err) = crate::harness::artifacts::write(&dir, &timeline) {
                             tracing::warn!(%err, "could not write the failure artifacts");
                         }
                     }

@@ -15,9 +15,9 @@ use clap::Parser as _;
 use super::runner::ScenarioWorld;
 use crate::cli::{Cli, Command as CliCommand, RunArgs, TargetChoice, EXIT_ERROR, EXIT_PASSED};
 use crate::cluster::kind::{self, KindPlan, KindTarget};
+use crate::profiles::gating::kind_config_for;
+use crate::profiles::{FeatureGates, Profile, Version};
 use crate::report;
-use crate::target::gating::kind_config_for;
-use crate::target::{FeatureGates, Profile, Version};
 
 /// A kind run, decided.
 #[derive(Debug)]
@@ -158,6 +158,7 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 {
     ) {
         Ok(Cli {
             command: CliCommand::Run(inner),
+            ..
         }) => inner,
         Ok(_) => {
             eprintln!("error: the inner run's arguments are not a run");

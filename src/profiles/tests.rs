@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use cucumber::gherkin::{self, GherkinEnv};
 use serde_json::json;
 
-use super::shard::scenario_key;
 use super::*;
+use crate::run::shard::{scenario_key, shard, Shard};
 
 pub(super) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

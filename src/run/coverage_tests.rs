@@ -159,7 +159,7 @@ fn the_coverage_map_is_complete_and_in_step() {
 #[test]
 fn the_promise_catalogue_holds_every_seed_id_in_order() {
     // The seed list is kept with the source texts (KEPSPEC_SOURCES).
-    let Some(dir) = crate::harness::citations::sources_dir() else {
+    let Some(dir) = crate::run::citations::sources_dir() else {
         eprintln!(
             "the_promise_catalogue_holds_every_seed_id_in_order: skipped, KEPSPEC_SOURCES names no folder of source texts"
         );

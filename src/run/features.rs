@@ -97,6 +97,12 @@ pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
                 .split_once(": ")
                 .map(|(_, exp)| exp.to_string())
                 .unwrap_or(rest);
+            if let Some(n) = unclosed_docstring(&text) {
+                return InputProblem {
+                    place: format!("{}:{n}", path.display()),
+                    message: "the docstring opened here (\"\"\") is never closed".into(),
+                };
+            }
             match stray_line(&text) {
                 Some((n, content)) => InputProblem {
                     place: format!("{}:{n}", path.display()),
@@ -111,6 +117,119 @@ pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
                 },
             }
         })
+}
+
+/// The line of a docstring delimiter (`"""` or a fence) that no later
+/// delimiter closes.
+fn unclosed_docstring(text: &str) -> Option<usize> {
+    let mut open: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("\"\"\"") || l.starts_with("```") {
+            open = match open {
+                Some(_) => None,
+                None => Some(i + 1),
+            };
+        }
+    }
+    open
+}
+
+/// The Gherkin keywords a line may begin with, followed by a colon.
+const KEYWORDS: [&str; 7] = [
+    "Feature",
+    "Background",
+    "Scenario",
+    "Scenario Outline",
+    "Scenario Template",
+    "Examples",
+    "Rule",
+];
+
+/// Edit distance of two short words (case ignored).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Problems the Gherkin parser lets through, read from the text: a line
+/// that is almost a keyword (`Scenari: y`, which Gherkin takes for narrative
+/// text), and table rows (data tables, Examples) whose cell count differs
+/// from their header's.
+pub fn text_problems(path: &Path, text: &str) -> Vec<InputProblem> {
+    let place = |n: usize| format!("{}:{n}", path.display());
+    let mut problems = Vec::new();
+    let mut in_docstring = false;
+    let mut header: Option<(usize, usize)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("\"\"\"") || l.starts_with("```") {
+            in_docstring = !in_docstring;
+            continue;
+        }
+        if in_docstring {
+            continue;
+        }
+        if l.starts_with('|') {
+            // Cells between unescaped pipes.
+            let mut cells: usize = 0;
+            let mut escaped = false;
+            for c in l.chars() {
+                match c {
+                    '\\' if !escaped => escaped = true,
+                    '|' if !escaped => cells += 1,
+                    _ => escaped = false,
+                }
+            }
+            let cells = cells.saturating_sub(1);
+            match header {
+                None => header = Some((i + 1, cells)),
+                Some((first, n)) if n != cells => problems.push(InputProblem {
+                    place: place(i + 1),
+                    message: format!(
+                        "this table row has {cells} cell{}, the row at line {first} has {n}",
+                        if cells == 1 { "" } else { "s" }
+                    ),
+                }),
+                Some(_) => {}
+            }
+            continue;
+        }
+        if !l.starts_with('#') {
+            header = None;
+        }
+        let Some((word, _)) = l.split_once(':') else {
+            continue;
+        };
+        if word.is_empty() || word.len() > 20 || KEYWORDS.contains(&word) {
+            continue;
+        }
+        if let Some(keyword) = KEYWORDS
+            .iter()
+            .find(|k| distance(word, k) <= 2 && word.chars().next().is_some_and(char::is_uppercase))
+        {
+            problems.push(InputProblem {
+                place: place(i + 1),
+                message: format!(
+                    "`{word}:` is not a Gherkin keyword (did you mean `{keyword}:`?); Gherkin would take this line for narrative text"
+                ),
+            });
+        }
+    }
+    problems
 }
 
 /// The first line after a scenario's steps have begun that Gherkin cannot
@@ -162,7 +281,7 @@ pub struct Selection {
     /// Scenario name regex.
     pub name: Option<regex::Regex>,
     /// This job's shard of the scenarios.
-    pub shard: Option<crate::target::Shard>,
+    pub shard: Option<crate::run::shard::Shard>,
     /// Scenarios (`path:line`) reported as skipped instead of run, with why.
     pub skipped: std::collections::BTreeMap<String, String>,
     /// Files given as `PATH:LINE[:LINE...]`: only the scenarios (and
@@ -202,7 +321,7 @@ impl Selection {
     /// The key of a scenario: `features/x.feature:12`.
     pub fn key(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> String {
         let path = feature.path.clone().unwrap_or_default();
-        crate::target::shard::scenario_key(&path, scenario.position.line)
+        crate::run::shard::scenario_key(&path, scenario.position.line)
     }
 
     /// Whether the tags, name and shard select a scenario (skips aside).
@@ -377,7 +496,14 @@ pub fn lint<W>(
                 Ok(Some(_)) => {}
                 Ok(None) => problems.push(InputProblem {
                     place,
-                    message: format!("undefined step: {} {}", step.keyword.trim(), step.value),
+                    message: match closest_step(&step.value) {
+                        Some(hint) => format!(
+                            "undefined step: {} {} (did you mean `{hint}`?)",
+                            step.keyword.trim(),
+                            step.value
+                        ),
+                        None => format!("undefined step: {} {}", step.keyword.trim(), step.value),
+                    },
                 }),
                 Err(e) => problems.push(InputProblem {
                     place,
@@ -387,6 +513,53 @@ pub fn lint<W>(
         }
     }
     problems
+}
+
+/// The words of a step or phrase, with quoted values and parameters as one
+/// placeholder each.
+fn step_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '"' {
+            let end = rest[1..].find('"').map_or(rest.len(), |e| e + 2);
+            out.push("_".to_string());
+            rest = &rest[end.min(rest.len())..];
+        } else if c == '{' {
+            let end = rest.find('}').map_or(rest.len(), |e| e + 1);
+            out.push("_".to_string());
+            rest = &rest[end..];
+        } else if c.is_whitespace() {
+            rest = &rest[c.len_utf8()..];
+        } else {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '"' || c == '{')
+                .unwrap_or(rest.len());
+            let word = &rest[..end];
+            out.push(if word.chars().all(|c| c.is_ascii_digit()) {
+                "_".to_string()
+            } else {
+                word.to_lowercase()
+            });
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// The catalogue's phrase closest to an undefined step, when one is close.
+fn closest_step(text: &str) -> Option<String> {
+    let words = step_words(text);
+    let mut best: Option<(f64, String)> = None;
+    for def in super::steps::catalogue().into_iter().filter(|d| !d.regex) {
+        let theirs = step_words(&def.phrase);
+        let common = words.iter().filter(|w| theirs.contains(w)).count();
+        let score = 2.0 * common as f64 / (words.len() + theirs.len()).max(1) as f64;
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, def.phrase));
+        }
+    }
+    best.filter(|(score, _)| *score >= 0.6).map(|(_, p)| p)
 }
 
 /// Step definitions no feature uses, each with where it is defined.
