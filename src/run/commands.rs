@@ -166,7 +166,12 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
                 "| {}:{} | {} | {} | {} |\n",
                 name,
                 sc.position.line,
-                sc.name.replace('|', "\\|"),
+                // An outline's name holds `<placeholders>`, which Markdown
+                // renderers would take for HTML tags.
+                sc.name
+                    .replace('|', "\\|")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;"),
                 cite.replace('|', "\\|"),
                 tags.join(" ")
             ));
