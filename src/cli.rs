@@ -399,11 +399,7 @@ fn at_least_one(text: &str) -> Result<usize, String> {
 impl RunArgs {
     /// The feature paths to run: the ones given, or `features/`.
     pub fn feature_paths(&self) -> Vec<PathBuf> {
-        if self.features.is_empty() {
-            vec![PathBuf::from("features")]
-        } else {
-            self.features.clone()
-        }
+        crate::run::features::or_default(&self.features)
     }
 
     /// Scenarios at once: as given, else 16 on the embedded cluster (its

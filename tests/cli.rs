@@ -7,11 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn kepspec() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("CI", "true")
-        .env_remove("KEPSPEC_LOG");
-    cmd
+    kepspec_in(Path::new(env!("CARGO_MANIFEST_DIR")))
 }
 
 fn write_feature(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -13,11 +13,8 @@ use super::escape;
 use super::model::{Feature, Run, Scenario, Status};
 use std::fmt::Write;
 
-/// The reason given to scenarios an interrupt cut short.
-const INTERRUPTED: &str = "interrupted";
-
 fn interrupted(s: &Scenario) -> bool {
-    matches!(&s.status, Status::Skipped { reason } if reason.starts_with(INTERRUPTED))
+    matches!(&s.status, Status::Skipped { reason } if reason == super::model::INTERRUPTED_WHILE_RUNNING)
 }
 
 /// `features/recreate/all_at_once.feature` as `features.recreate.all_at_once`.

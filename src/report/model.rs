@@ -4,6 +4,10 @@ use crate::history::{Timeline, Violation};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// The skip reason of a scenario an interrupt cut short while it ran; JUnit
+/// reports such a scenario as an error, not a skip.
+pub const INTERRUPTED_WHILE_RUNNING: &str = "interrupted while running";
+
 /// Outcome of a scenario or a step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]

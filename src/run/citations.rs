@@ -595,12 +595,13 @@ fn clause_literals(code: &str) -> Result<Vec<(String, String)>, String> {
         let line = code[..at].matches('\n').count() + 1;
         let not_literal = || format!("line {line}: `Clause::new` takes two string literals");
         let rest = code[at + CALL.len()..].trim_start();
-        let (id, rest) = string_literal(rest).ok_or_else(not_literal)?;
+        let (id, rest) = super::literal::string_literal(rest).ok_or_else(not_literal)?;
         let rest = rest
             .trim_start()
             .strip_prefix(',')
             .ok_or_else(not_literal)?;
-        let (text, rest) = string_literal(rest.trim_start()).ok_or_else(not_literal)?;
+        let (text, rest) =
+            super::literal::string_literal(rest.trim_start()).ok_or_else(not_literal)?;
         let rest = rest.trim_start();
         let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
         if !rest.starts_with(')') {
@@ -609,34 +610,6 @@ fn clause_literals(code: &str) -> Result<Vec<(String, String)>, String> {
         clauses.push((id, text));
     }
     Ok(clauses)
-}
-
-#[cfg(test)]
-/// The value of the plain string literal `code` starts with, and the code
-/// after it; `None` for anything else or an escape it does not know.
-fn string_literal(code: &str) -> Option<(String, &str)> {
-    let body = code.strip_prefix('"')?;
-    let mut value = String::new();
-    let mut chars = body.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => return Some((value, &body[i + 1..])),
-            '\\' => match chars.next()?.1 {
-                'n' => value.push('\n'),
-                't' => value.push('\t'),
-                'r' => value.push('\r'),
-                '0' => value.push('\0'),
-                '\\' => value.push('\\'),
-                '"' => value.push('"'),
-                '\'' => value.push('\''),
-                // A line continuation skips the next line's indentation.
-                '\n' => while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {},
-                _ => return None,
-            },
-            c => value.push(c),
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -10,17 +10,9 @@ use crate::controller::{self, ControllerGates, ControllerOptions};
 use crate::sim::admission::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
-fn paths(args: &ListArgs) -> Vec<PathBuf> {
-    if args.features.is_empty() {
-        vec![PathBuf::from("features")]
-    } else {
-        args.features.clone()
-    }
-}
-
 /// `kepspec list`: features, scenarios and their tags.
 pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
-    let features = match super::features::discover(&paths(args)) {
+    let features = match super::features::discover(&super::features::or_default(&args.features)) {
         Ok(files) => files,
         Err(p) => {
             eprintln!("error: {p}");
@@ -37,19 +29,7 @@ pub fn list<W: ScenarioWorld>(args: &ListArgs) -> u8 {
                     super::out::text_raw(&table);
                     EXIT_PASSED
                 }
-                Some(page) => {
-                    let written = std::fs::read_to_string(page)
-                        .map_err(|e| e.to_string())
-                        .and_then(|text| regenerate(&text, CATALOGUE_MARKER, &table))
-                        .and_then(|text| std::fs::write(page, text).map_err(|e| e.to_string()));
-                    match written {
-                        Ok(()) => EXIT_PASSED,
-                        Err(e) => {
-                            eprintln!("error: {}: {e}", page.display());
-                            EXIT_ERROR
-                        }
-                    }
-                }
+                Some(page) => write_generated(page, CATALOGUE_MARKER, &table),
             },
             Err(p) => {
                 eprintln!("error: {p}");
@@ -141,6 +121,21 @@ pub fn regenerate(page: &str, marker: &str, generated: &str) -> Result<String, S
     Ok(format!("{head}{marker}\n{generated}"))
 }
 
+/// Writes `generated` into the page file after its `marker` line (`--into`).
+fn write_generated(page: &std::path::Path, marker: &str, generated: &str) -> u8 {
+    let written = std::fs::read_to_string(page)
+        .map_err(|e| e.to_string())
+        .and_then(|text| regenerate(&text, marker, generated))
+        .and_then(|text| std::fs::write(page, text).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => EXIT_PASSED,
+        Err(e) => {
+            eprintln!("error: {}: {e}", page.display());
+            EXIT_ERROR
+        }
+    }
+}
+
 pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::InputProblem> {
     let mut out = String::from("| feature | scenario | encodes | tags |\n|---|---|---|---|\n");
     for file in files {
@@ -182,12 +177,7 @@ pub fn markdown_table(files: &[PathBuf]) -> Result<String, super::features::Inpu
 
 /// `kepspec lint`: syntax, undefined and ambiguous steps.
 pub fn lint<W: ScenarioWorld>(args: &crate::cli::LintArgs, verbose: bool) -> u8 {
-    let paths = if args.features.is_empty() {
-        vec![PathBuf::from("features")]
-    } else {
-        args.features.clone()
-    };
-    match runner::load::<W>(&paths) {
+    match runner::load::<W>(&super::features::or_default(&args.features)) {
         Ok(features) => {
             if verbose {
                 for unused in super::features::unused_steps::<W>(&features) {
@@ -318,12 +308,7 @@ pub fn cite(args: &crate::cli::CiteArgs) -> u8 {
         );
         return EXIT_ERROR;
     };
-    let paths = if args.features.is_empty() {
-        vec![PathBuf::from("features")]
-    } else {
-        args.features.clone()
-    };
-    let files = match super::features::discover(&paths) {
+    let files = match super::features::discover(&super::features::or_default(&args.features)) {
         Ok(files) => files,
         Err(p) => {
             eprintln!("error: {p}");
@@ -366,19 +351,11 @@ pub fn steps(args: &crate::cli::StepsArgs) -> u8 {
         return EXIT_PASSED;
     }
     let table = super::steps::markdown(&steps);
-    let Some(page) = &args.into else {
-        super::out::text_raw(&table);
-        return EXIT_PASSED;
-    };
-    let written = std::fs::read_to_string(page)
-        .map_err(|e| e.to_string())
-        .and_then(|text| regenerate(&text, super::steps::MARKER, &table))
-        .and_then(|text| std::fs::write(page, text).map_err(|e| e.to_string()));
-    match written {
-        Ok(()) => EXIT_PASSED,
-        Err(e) => {
-            eprintln!("error: {}: {e}", page.display());
-            EXIT_ERROR
+    match &args.into {
+        Some(page) => write_generated(page, super::steps::MARKER, &table),
+        None => {
+            super::out::text_raw(&table);
+            EXIT_PASSED
         }
     }
 }

@@ -22,6 +22,16 @@ impl std::fmt::Display for InputProblem {
     }
 }
 
+/// The feature paths a command takes: the ones given, or `features` (on
+/// disk when it is there, else the bundled spec).
+pub fn or_default(given: &[PathBuf]) -> Vec<PathBuf> {
+    if given.is_empty() {
+        vec![PathBuf::from("features")]
+    } else {
+        given.to_vec()
+    }
+}
+
 /// Every `.feature` file under the paths, sorted.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputProblem> {
     let mut files = Vec::new();
@@ -146,10 +156,11 @@ const KEYWORDS: [&str; 7] = [
     "Rule",
 ];
 
-/// Edit distance of two short words (case ignored).
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
+/// Edit distance of two short words (Levenshtein), for "did you mean"
+/// hints on keywords and tags.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut prev = row[0];
@@ -217,10 +228,10 @@ pub fn text_problems(path: &Path, text: &str) -> Vec<InputProblem> {
         if word.is_empty() || word.len() > 20 || KEYWORDS.contains(&word) {
             continue;
         }
-        if let Some(keyword) = KEYWORDS
-            .iter()
-            .find(|k| distance(word, k) <= 2 && word.chars().next().is_some_and(char::is_uppercase))
-        {
+        if let Some(keyword) = KEYWORDS.iter().find(|k| {
+            edit_distance(&word.to_lowercase(), &k.to_lowercase()) <= 2
+                && word.chars().next().is_some_and(char::is_uppercase)
+        }) {
             problems.push(InputProblem {
                 place: place(i + 1),
                 message: format!(

@@ -273,8 +273,8 @@ fn known_tags(
         }
         let hint = known
             .iter()
-            .min_by_key(|k| strsim_distance(tag, k))
-            .filter(|k| strsim_distance(tag, k) <= 2)
+            .min_by_key(|k| super::features::edit_distance(tag, k))
+            .filter(|k| super::features::edit_distance(tag, k) <= 2)
             .map(|k| format!(" (did you mean @{k}?)"))
             .unwrap_or_default();
         return Err(super::features::InputProblem {
@@ -283,25 +283,6 @@ fn known_tags(
         });
     }
     Ok(())
-}
-
-/// Edit distance of two tags.
-fn strsim_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (prev + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// The word `--target` takes for a target.

@@ -13,6 +13,7 @@ pub mod coverage;
 pub mod features;
 pub mod interrupt;
 pub mod job;
+pub mod literal;
 pub mod manifests;
 #[cfg(test)]
 mod matrix_tests;

@@ -429,7 +429,7 @@ fn mark_interrupted(run: &mut model::Run, k: &Key) {
         .find(|s| s.line == k.1 && s.name == k.2);
     if let Some(sc) = found {
         sc.status = Status::Skipped {
-            reason: "interrupted while running".into(),
+            reason: crate::report::model::INTERRUPTED_WHILE_RUNNING.into(),
         };
     }
 }

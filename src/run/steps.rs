@@ -30,42 +30,6 @@ pub struct StepDef {
     pub doc: String,
 }
 
-/// The text of a Rust string literal starting at `s` (`"..."`, `r"..."` or
-/// `r#"..."#`), unescaped for the plain form; None when none starts there.
-fn string_literal(s: &str) -> Option<String> {
-    let s = s.trim_start();
-    if let Some(rest) = s.strip_prefix("r#\"") {
-        return rest.find("\"#").map(|end| rest[..end].to_string());
-    }
-    if let Some(rest) = s.strip_prefix("r\"") {
-        return rest.find('"').map(|end| rest[..end].to_string());
-    }
-    let rest = s.strip_prefix('"')?;
-    let mut out = String::new();
-    let mut chars = rest.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                '\n' => {
-                    // A line continuation: the next line's indent is dropped.
-                    let rest: String = chars.clone().collect();
-                    let trimmed = rest.trim_start();
-                    let skip = rest.chars().count() - trimmed.chars().count();
-                    for _ in 0..skip {
-                        chars.next();
-                    }
-                }
-                other => out.push(other),
-            },
-            c => out.push(c),
-        }
-    }
-    None
-}
-
 /// Every step definition of one source file.
 fn parse_file(file: &str, text: &str) -> Vec<StepDef> {
     let mut out = Vec::new();
@@ -109,7 +73,8 @@ fn parse_file(file: &str, text: &str) -> Vec<StepDef> {
             if phrase.is_none() {
                 for (key, regex) in [("expr", false), ("regex", true)] {
                     if let Some(at) = attr.find(&format!("{key} =")) {
-                        if let Some(text) = string_literal(&attr[at + key.len() + 2..]) {
+                        let literal = attr[at + key.len() + 2..].trim_start();
+                        if let Some((text, _)) = super::literal::string_literal(literal) {
                             phrase = Some((text, regex));
                             break;
                         }
