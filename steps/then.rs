@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use cucumber::{then, when, Parameter};
 use kepspec::harness::{checks, waits, Scenario};
+use kepspec::history::rules::PredecessorWait;
 
 use super::world::KepWorld;
 
@@ -119,11 +120,15 @@ async fn deleted_in_order(w: &mut KepWorld, names: Names) -> anyhow::Result<()> 
 #[then(
     expr = "every pod of {string} was created only after its predecessors were running and ready"
 )]
+async fn after_predecessors_ready(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::created_after_predecessors(w.sc()?, &set, PredecessorWait::RunningAndReady).await
+}
+
 #[then(
     expr = "every pod of {string} was created only after its predecessors had been ready for minReadySeconds"
 )]
-async fn after_predecessors(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    checks::created_after_predecessors(w.sc()?, &set).await
+async fn after_predecessors_available(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::created_after_predecessors(w.sc()?, &set, PredecessorWait::Available).await
 }
 
 #[then(expr = "every PersistentVolumeClaim of {string} kept its uid")]
@@ -171,10 +176,30 @@ async fn had_condition(
 }
 
 #[then(
+    expr = "{string} had condition {string} with status {string} and reason {string} before any pod was created again"
+)]
+async fn had_condition_first(
+    w: &mut KepWorld,
+    set: String,
+    type_: String,
+    status: String,
+    reason: String,
+) -> anyhow::Result<()> {
+    checks::condition_seen_before_creation(w.sc()?, &set, &type_, &status, &reason).await
+}
+
+#[then(
     expr = "from the moment the controller observed the change, every status of {string} carried a Progressing condition"
 )]
 async fn progressing_throughout(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     kepspec::harness::conditions::progressing_throughout(w.sc()?, &set).await
+}
+
+#[then(
+    expr = "the Progressing condition of {string} told the rollout in progress from the rollout finished"
+)]
+async fn progressing_tells_the_end(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kepspec::harness::conditions::progressing_tells_the_end(w.sc()?, &set).await
 }
 
 #[then(

@@ -493,3 +493,21 @@ for suite in xml:
         "{text}"
     );
 }
+
+#[test]
+fn a_stand_in_only_target_refuses_a_real_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").unwrap();
+    let out = kepspec_in(dir.path())
+        .args(["run", "--target", "kep-literal", "--cluster"])
+        .arg(format!("kubeconfig={}", kubeconfig.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("kep-literal.yaml: a stand-in only (spec.standIn.only)"),
+        "{stderr}"
+    );
+}

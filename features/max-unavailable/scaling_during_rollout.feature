@@ -26,8 +26,10 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
   the healthy web-3 goes, then web-2, the first unhealthy one, highest first.
   The spec follows upstream's code here, since waiting would leave the
   scale-down hanging for as long as web-2 stays unready; a controller that
-  follows the documentation's words fails the second scenario, and is to
-  declare that reading as a deviation.
+  follows the documentation's words fails the second scenario. It declares
+  deviation condemned-waits-for-predecessors (the kep-literal target does),
+  and the scenario tagged with it checks that reading: nothing goes while
+  web-2 is unready, then web-3 and web-2, in that order.
 
   # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
 
@@ -49,6 +51,7 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
     And at no moment were more than 2 pods of "web" unavailable
 
   # covers: M25 M26
+  @deviates-condemned-waits-for-predecessors
   Scenario: OrderedReady with minReadySeconds scaled from 4 to 2 while the condemned web-2 is not ready: web-3 goes first, then web-2
     # rejects: a controller whose first unhealthy pod ignores the condemned pods, so it waits forever for web-2 (the scale-down hang of #123918), or that deletes web-2 before web-3
     Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady", min ready seconds "1" and readiness held by the readiness gate
@@ -56,6 +59,20 @@ Feature: maxUnavailable while the set scales: down during a rollout, and before 
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
     When pod "web-2" is made not ready
     And "web" is scaled to 2 replicas
+    Then within 60 seconds the pods of "web" are web-0, web-1
+    And pods were deleted in the order web-3, web-2
+    And pods web-3, web-2 were each gone before the next one was deleted
+
+  @deviation-condemned-waits-for-predecessors
+  Scenario: a target that waits for the predecessors deletes nothing while web-2 is not ready, then web-3 and web-2
+    # rejects: a controller that deletes web-3 while web-2 is unready, or never deletes once web-2 is ready again
+    Given a StatefulSet "web" with 4 replicas, pod management policy "OrderedReady", min ready seconds "1" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2, web-3 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    When pod "web-2" is made not ready
+    And "web" is scaled to 2 replicas
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-2" is made ready
     Then within 60 seconds the pods of "web" are web-0, web-1
     And pods were deleted in the order web-3, web-2
     And pods web-3, web-2 were each gone before the next one was deleted

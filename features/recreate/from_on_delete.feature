@@ -24,8 +24,10 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   pod already at the update revision. Upstream behaves the same way when an
   OnDelete set with a pending change is switched to RollingUpdate: its
   rolling update replaces every pod not at the update revision. A controller
-  that follows the Note's words fails this scenario, and is to declare that
-  reading as a deviation.
+  that follows the Note's words fails the first scenario; it declares
+  deviation type-change-no-rollout (the kep-literal target does), and the
+  second scenario checks what that reading promises instead: nothing happens
+  at the switch, and the next template change is one Recreate.
 
   # cite: statefulset-concepts | Update strategies | "the StatefulSet controller will not automatically update the Pods in a StatefulSet"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
@@ -37,6 +39,7 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   # cite: kep-3541 | Notes/Constraints/Caveats | "computed from .spec.template content only"
 
   # covers: R59
+  @deviates-type-change-no-rollout
   Scenario: switching to Recreate replaces the pods still at the old revision together, and keeps the one already updated
     # rejects: a controller that starts a Recreate only for a template change made after the switch (the pending change never rolls out), one that replaces the old pods one at a time or creates a new pod while an old one remains, and one that also deletes web-1, already at the update revision
     Given a StatefulSet "web" with 3 replicas, update strategy "OnDelete" and termination taking "2" seconds
@@ -50,6 +53,25 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
     And the update strategy of "web" is changed to "Recreate"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And pod "web-1" was neither deleted nor replaced
+    And pods of "web" were deleted without waiting for each other
+    And no pod of the update revision was created while a pod of another revision existed
+    And the event "RecreateStarted" was recorded for "web" exactly 1 time
+
+  @deviation-type-change-no-rollout
+  Scenario: a target that reads the Note literally replaces no pod at the switch, and recreates the next template change
+    # rejects: a controller that starts a Recreate at the switch, or that then leaves the next template change to OnDelete
+    Given a StatefulSet "web" with 3 replicas, update strategy "OnDelete" and termination taking "2" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-1" is deleted
+    Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    When the checks that follow look only at what happens from here on
+    And the update strategy of "web" is changed to "Recreate"
+    Then for 5 seconds no pod of "web" is created or deleted
+    And pod "web-0" of "web" runs the current revision
+    When the environment variable "VERSION" of "web" is set to "3"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And pods of "web" were deleted without waiting for each other
     And no pod of the update revision was created while a pod of another revision existed
     And the event "RecreateStarted" was recorded for "web" exactly 1 time

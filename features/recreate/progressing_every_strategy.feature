@@ -26,6 +26,7 @@ Feature: A Progressing condition for every update strategy
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 30 seconds all 2 pods of "web" run the update revision and are ready
     And from the moment the controller observed the change, every status of "web" carried a Progressing condition
+    And the Progressing condition of "web" told the rollout in progress from the rollout finished
 
   # covers: R29
   @deviates-progressing-for-recreate-only
@@ -37,6 +38,7 @@ Feature: A Progressing condition for every update strategy
     And pod "web-0" is deleted
     Then within 30 seconds all 2 pods of "web" run the update revision and are ready
     And from the moment the controller observed the change, every status of "web" carried a Progressing condition
+    And the Progressing condition of "web" told the rollout in progress from the rollout finished
 
   @deviation-progressing-for-recreate-only
   Scenario: upstream's alternative: a RollingUpdate rollout reports no Progressing condition

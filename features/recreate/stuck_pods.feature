@@ -29,8 +29,11 @@ Feature: Recreate replaces stuck pods without manual deletion
 
   # covers: R10 R13 R33 R35 E18
   Scenario: a pod stuck in ImagePullBackOff is replaced by applying a good image
+    # rejects: a controller that creates web-1 while web-0 is stuck (upstream's e2e test checks that only one pod exists then), or that keeps the stuck pod through the fix
     When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
     Then within 30 seconds pod "web-0" is waiting with reason "ImagePullBackOff"
+    And for 3 seconds no pod of "web" is created or deleted
+    And within 5 seconds the pods of "web" are web-0
     When the image of "web" is changed to "registry.k8s.io/pause:3.10"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no pod of the update revision was created while a pod of another revision existed

@@ -20,8 +20,9 @@ Feature: A Recreate replaces old pods, and only them
   at the update revision, whatever left it there. The spec follows the
   pseudo-code, for the reasons recreate/from_on_delete.feature gives: the
   switch makes no new revision, it finishes the rollout left unfinished. A
-  controller that follows the Note's words fails the first scenario, and is
-  to declare that reading as a deviation.
+  controller that follows the Note's words fails the first scenario; it
+  declares deviation type-change-no-rollout, checked by
+  recreate/from_on_delete.feature.
 
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "// Delete ALL pods owned by this StatefulSet that have old revision"
   # cite: kep-3541 | Proposed Recreate Strategy Algorithm | "IF pod.Labels["controller-revision-hash"] != updateRevision THEN"
@@ -31,6 +32,7 @@ Feature: A Recreate replaces old pods, and only them
   # cite: kep-3541 | Implementation History | "Deleting/terminating pods based on readiness signals is problematic and disruptive"
 
   # covers: R4
+  @deviates-type-change-no-rollout
   Scenario: a partitioned rollout switched to Recreate keeps the pod already updated
     Given a StatefulSet "web" with 3 replicas, partition "2" and termination taking "2" seconds
     And all pods of "web" are running and ready

@@ -18,6 +18,15 @@ Feature: MaxUnavailableStatefulSet turned off and on again
   run those as restarts of both components with the gate switched, keeping the
   objects.
 
+  Where sources disagree: "Downgrade" says of a stored value both "we
+  maintain is as it is" and, for the apiserver, "the field gets ignored by
+  apiserver". The first two scenarios follow the first sentence and upstream
+  (upstream-statefulset-facts: "kept if already stored"): the value stays
+  stored through writes made with the gate off, and so can take effect
+  again. An apiserver that drops it from the next write instead declares
+  deviation max-unavailable-ignored-by-apiserver (the kep-literal target
+  does); skew/max_unavailable_gates.feature checks that reading.
+
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "downgrade of either kube-apiserver or kube-controller-manager to a version with the feature flag was disabled, when the field was not set the behavior doesn't change"
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by controller, and controller behaves as if the field is not set"
   # cite: kep-961 | Can the feature be disabled once it has been enabled (i.e. can we roll back the enablement)? | "If the feature is disabled in the middle of the rollout, the rollout will continue as if maxUnavailable is 1. If there is more than one pod undergoing an update, it will wait for them to complete their update, and continue as if maxUnavailable is 1."
@@ -25,7 +34,12 @@ Feature: MaxUnavailableStatefulSet turned off and on again
   # cite: kep-961 | Test Plan | "Feature enablement/disablement test"
   # cite: kep-961 | Were upgrade and rollback tested? Was the upgrade->downgrade->upgrade path tested? | "can be set again to StatefulSet A"
 
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
+  # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
+  # cite: upstream-statefulset-facts | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
+
   # covers: M21 M36 M38
+  @deviates-max-unavailable-ignored-by-apiserver
   Scenario: a stored maxUnavailable 3 is ignored while both gates are off and takes effect again once they are on
     # rejects: a controller that keeps using a stored maxUnavailable with its gate off, or that does not use it again once the gate is back on
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "3"
@@ -63,6 +77,7 @@ Feature: MaxUnavailableStatefulSet turned off and on again
     And at no moment were more than 1 pod of "web" unavailable
 
   # covers: M32 M39
+  @deviates-max-unavailable-ignored-by-apiserver
   Scenario: upgrade, downgrade and upgrade again with set a (6 replicas, maxUnavailable 3) and set b (unset)
     # rejects: a controller that uses maxUnavailable with its gate off, changes the default of a set that never set it, or does not use the field again after the upgrade
     Given the apiserver runs with feature gate "MaxUnavailableStatefulSet" off

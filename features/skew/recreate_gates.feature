@@ -32,8 +32,10 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
   notes the same file) accept an update of a stored Recreate set with the
   gate off, since the validation of the strategy looks only at whether the
   stored object already had it. An apiserver that rejects such an update
-  instead follows the KEP's other reading and is to be declared as a
-  deviation. For the skew,
+  instead follows the KEP's other reading: it declares deviation
+  downgrade-refuses-spec-changes (the kep-literal target does), which
+  replaces the scenarios that change the spec of a stored Recreate set with
+  both gates off by the one tagged with it. For the skew,
   "Version Skew Strategy" promises "No errors or warnings", while
   calibration-facts reports that the upstream code under review builds an
   error and discusses an event; the spec follows the KEP (fallback, no Warning
@@ -112,7 +114,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     And pods were deleted in the order web-1, web-0
 
   # covers: R39 R40 R41 R45
-  @deviates-controller-gate-off-no-fallback
+  @deviates-controller-gate-off-no-fallback @deviates-downgrade-refuses-spec-changes
   Scenario: downgrade: a stored Recreate StatefulSet after both gates go off
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
     And all pods of "web" are running and ready
@@ -179,7 +181,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     And for 5 seconds no pod of "web" is created or deleted
 
   # covers: R43 R44 R45
-  @deviates-controller-gate-off-no-fallback
+  @deviates-controller-gate-off-no-fallback @deviates-downgrade-refuses-spec-changes
   Scenario: upgrade, downgrade and upgrade again: each update follows the gates of its time
     Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
     And all pods of "web" are running and ready
@@ -199,3 +201,21 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no pod of the update revision was created while a pod of another revision existed
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
+
+  @deviation-downgrade-refuses-spec-changes
+  Scenario: downgrade, read literally: a spec change of a stored Recreate set is refused until the strategy is changed back
+    # rejects: an apiserver that refuses the switch back too, or one that refuses writes that leave the spec alone; a controller that does not roll out the change made after the switch
+    Given a StatefulSet "web" with 3 replicas and update strategy "Recreate"
+    And all pods of "web" are running and ready
+    When the apiserver restarts with feature gate "StatefulSetRecreateStrategy" off
+    And the controller restarts with feature gate "StatefulSetRecreateStrategy" off
+    And an attempt is made to change "web" with this merge patch:
+      """
+      {"spec": {"template": {"metadata": {"annotations": {"example.com/version": "2"}}}}}
+      """
+    Then the request is refused with code 422 and a message containing "spec.updateStrategy"
+    When the update strategy of "web" is changed to "RollingUpdate"
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And pods were deleted in the order web-2, web-1, web-0
+    And at no moment were more than 1 pod of "web" unavailable

@@ -13,7 +13,7 @@ use crate::history::rules::{
     at_most_unavailable, claims_kept_uid, condition_at_end, condition_seen,
     created_after_predecessors_ready, created_in_order, deleted_in_order, event_recorded,
     no_mixed_revisions, one_pod_per_ordinal, partition_untouched, ConditionSpec, DeletionMark,
-    EventSpec,
+    EventSpec, PredecessorWait,
 };
 use crate::history::{pod_lives, Clause, SetScope, Timeline};
 
@@ -65,7 +65,10 @@ pub async fn rules(mode: Mode) -> anyhow::Result<Section> {
         ),
         (
             "created_after_predecessors_ready",
-            Box::new(|| created_after_predecessors_ready(t, c, 0, &scope).is_ok()),
+            Box::new(|| {
+                created_after_predecessors_ready(t, c, 0, &scope, PredecessorWait::Available)
+                    .is_ok()
+            }),
         ),
         (
             "at_most_unavailable",
@@ -200,7 +203,7 @@ mod tests {
         let scope = SetScope::new("web", PODS);
         no_mixed_revisions(&t, &c, 0, "web", None).unwrap();
         one_pod_per_ordinal(&t, &c, 0, "web").unwrap();
-        created_after_predecessors_ready(&t, &c, 0, &scope).unwrap();
+        created_after_predecessors_ready(&t, &c, 0, &scope, PredecessorWait::Available).unwrap();
         claims_kept_uid(&t, &c, baseline, Some("web")).unwrap();
         assert!(at_most_unavailable(&t, &c, 0, &scope, 1).is_err());
         assert_eq!((t.len() - baseline as usize) % rollout_entries(), 0);

@@ -189,13 +189,18 @@ pub async fn deleted_in_order(sc: &mut Scenario, names: &[String]) -> anyhow::Re
     )
 }
 
-/// OrderedReady: every pod was created only once its predecessors were Running and Ready.
-pub async fn created_after_predecessors(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+/// OrderedReady: every pod was created only once its predecessors were
+/// Running and Ready (and, with `wait` Available, for minReadySeconds).
+pub async fn created_after_predecessors(
+    sc: &mut Scenario,
+    set: &str,
+    wait: rules::PredecessorWait,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let scope = scope_of(&t, set);
     keep(
         sc,
-        rules::created_after_predecessors_ready(&t, &clauses::ordered_creation(), 0, &scope),
+        rules::created_after_predecessors_ready(&t, &clauses::ordered_creation(), 0, &scope, wait),
     )
 }
 
@@ -246,6 +251,45 @@ pub async fn condition_seen(
     status: &str,
     reason: &str,
 ) -> anyhow::Result<()> {
+    condition_seen_by(sc, set, type_, status, reason, rules::condition_seen).await
+}
+
+/// [`condition_seen`], in a state recorded before the first pod of the set
+/// was created since the first change.
+pub async fn condition_seen_before_creation(
+    sc: &mut Scenario,
+    set: &str,
+    type_: &str,
+    status: &str,
+    reason: &str,
+) -> anyhow::Result<()> {
+    condition_seen_by(
+        sc,
+        set,
+        type_,
+        status,
+        reason,
+        rules::condition_seen_before_creation,
+    )
+    .await
+}
+
+type ConditionRule = fn(
+    &crate::history::Timeline,
+    &crate::history::Clause,
+    u64,
+    &str,
+    &ConditionSpec<'_>,
+) -> Result<(), crate::history::Violation>;
+
+async fn condition_seen_by(
+    sc: &mut Scenario,
+    set: &str,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    rule: ConditionRule,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let from = sc.baseline(&t);
     let spec = ConditionSpec {
@@ -254,7 +298,7 @@ pub async fn condition_seen(
         reason: Some(reason),
         message: None,
     };
-    let kep = rules::condition_seen(&t, &clauses::progressing_condition(), from, set, &spec);
+    let kep = rule(&t, &clauses::progressing_condition(), from, set, &spec);
     if kep.is_ok() {
         return keep(sc, kep);
     }
@@ -266,7 +310,7 @@ pub async fn condition_seen(
             reason: Some(&a.reason),
             message: a.message.as_deref(),
         };
-        if rules::condition_seen(&t, &clauses::progressing_condition(), from, set, &alt).is_ok() {
+        if rule(&t, &clauses::progressing_condition(), from, set, &alt).is_ok() {
             sc.deviations.push(a.label.clone());
             return Ok(());
         }

@@ -105,3 +105,92 @@ pub async fn progressing_absent(sc: &mut Scenario, set: &str) -> anyhow::Result<
     });
     keep(sc, result)
 }
+
+/// The `Progressing` condition's status and reason in a recorded set.
+fn progressing_state(set: &Value) -> Option<(String, String)> {
+    let c = set
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c["type"] == "Progressing")?;
+    let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+    Some((text("status"), text("reason")))
+}
+
+/// From the moment the controller observed the change, the `Progressing`
+/// condition's status or reason while the rollout went on differs from
+/// what it says at the end: a condition that reads the same throughout does
+/// not tell a rollout in progress from a finished one.
+pub async fn progressing_tells_the_end(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = tells_the_end(&t, &clauses::progressing_every_strategy(), set, from);
+    keep(sc, result)
+}
+
+/// [`progressing_tells_the_end`] over a timeline.
+fn tells_the_end(t: &Timeline, clause: &Clause, set: &str, from: u64) -> Result<(), Violation> {
+    let Some(start) = observed_latest(t, set, from) else {
+        return judge(t, clause, set, from, |_| None);
+    };
+    let states: Vec<(u64, Option<(String, String)>)> = t
+        .of_object(Kind::StatefulSet, set)
+        .filter(|e| e.seq >= start)
+        .map(|e| (e.seq, progressing_state(&e.object)))
+        .collect();
+    let Some((seq, last)) = states.last() else {
+        return Ok(());
+    };
+    if states.iter().any(|(_, s)| s != last) {
+        return Ok(());
+    }
+    let said = match last {
+        Some((status, reason)) => format!("{status} ({reason})"),
+        None => "nothing".to_string(),
+    };
+    Err(Violation::at_entry(
+        t,
+        clause,
+        *seq,
+        Breach::new(
+            format!(
+                "{set}'s Progressing condition said {said} from the moment the change was observed to the end of the rollout: it never told the rollout in progress from the rollout finished"
+            ),
+            vec![],
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::fixture::TimelineBuilder;
+    use serde_json::json;
+
+    fn progressing(reason: &str) -> Value {
+        json!({"observedGeneration": 2, "conditions": [
+            {"type": "Progressing", "status": "True", "reason": reason}
+        ]})
+    }
+
+    #[test]
+    fn a_constant_progressing_condition_tells_nothing() {
+        let clause = clauses::progressing_every_strategy();
+        let mut b = TimelineBuilder::new();
+        b.set_spec("web", json!({"replicas": 2}))
+            .set_spec("web", json!({"replicas": 2, "x": 1}))
+            .set_status("web", progressing("Progressing"))
+            .set_status("web", progressing("Progressing"));
+        let v = tells_the_end(&b.build(), &clause, "web", 0).unwrap_err();
+        assert!(
+            v.to_string().contains("never told the rollout in progress"),
+            "{v}"
+        );
+        let mut b = TimelineBuilder::new();
+        b.set_spec("web", json!({"replicas": 2}))
+            .set_spec("web", json!({"replicas": 2, "x": 1}))
+            .set_status("web", progressing("RollingUpdateInProgress"))
+            .set_status("web", progressing("RollingUpdateComplete"));
+        tells_the_end(&b.build(), &clause, "web", 0).unwrap();
+    }
+}

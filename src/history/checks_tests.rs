@@ -53,7 +53,14 @@ fn recreate_that_waits_for_termination_passes() {
     )
     .unwrap();
     created_in_order(&t, &clause(), start, &["web-0", "web-1", "web-2"]).unwrap();
-    created_after_predecessors_ready(&t, &clause(), start, &SetScope::new("web", 3)).unwrap();
+    created_after_predecessors_ready(
+        &t,
+        &clause(),
+        start,
+        &SetScope::new("web", 3),
+        PredecessorWait::Available,
+    )
+    .unwrap();
     one_pod_per_ordinal(&t, &clause(), 0, "web").unwrap();
     claims_kept_uid(&t, &clause(), start, Some("web")).unwrap();
 }
@@ -172,8 +179,14 @@ fn ordered_ready_creation_before_predecessor_ready_is_caught() {
     b.at(2.0).create_pod("web-1", "a");
     b.at(3.0).create_pod("web-2", "a");
     let t = b.build();
-    let v =
-        created_after_predecessors_ready(&t, &clause(), 0, &SetScope::new("web", 3)).unwrap_err();
+    let v = created_after_predecessors_ready(
+        &t,
+        &clause(),
+        0,
+        &SetScope::new("web", 3),
+        PredecessorWait::Available,
+    )
+    .unwrap_err();
     assert_eq!(v.seq, 3);
     assert_eq!(v.pods, ["web-2", "web-1"]);
     // minReadySeconds: web-1 waits for web-0 to be available for 5s.
@@ -182,7 +195,8 @@ fn ordered_ready_creation_before_predecessor_ready_is_caught() {
         reserved: Vec::new(),
         ..SetScope::new("web", 2)
     };
-    let v = created_after_predecessors_ready(&t, &clause(), 0, &scope).unwrap_err();
+    let v = created_after_predecessors_ready(&t, &clause(), 0, &scope, PredecessorWait::Available)
+        .unwrap_err();
     assert_eq!(v.seq, 2);
 }
 
@@ -437,7 +451,10 @@ fn bench_checkers_on_100k_entries() {
         ),
         (
             "created_after_predecessors_ready",
-            Box::new(|| created_after_predecessors_ready(&t, &c, 0, &scope).is_ok()),
+            Box::new(|| {
+                created_after_predecessors_ready(&t, &c, 0, &scope, PredecessorWait::Available)
+                    .is_ok()
+            }),
         ),
         (
             "pod_lives",
@@ -556,4 +573,39 @@ fn a_pod_of_an_intermediate_revision_breaks_created_only_at() {
     // The right controller's history passes.
     let (good, start) = good_recreate();
     created_only_at(&good, &clause(), start, "web", "b").unwrap();
+}
+
+#[test]
+fn recreate_in_progress_must_come_before_the_new_pods() {
+    let spec = ConditionSpec {
+        type_: "Progressing",
+        status: "True",
+        reason: Some("RecreateInProgress"),
+        message: None,
+    };
+    let in_progress = serde_json::json!({"conditions": [
+        {"type": "Progressing", "status": "True", "reason": "RecreateInProgress"}
+    ]});
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 1, "a");
+    let from = b.timeline().next_seq();
+    b.delete_pod("web-0")
+        .set_status("web", in_progress.clone())
+        .create_pod("web-0", "b");
+    condition_seen_before_creation(&b.build(), &clause(), from, "web", &spec).unwrap();
+    // Reported only once the new pod exists: Phase 1 never said it.
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 1, "a");
+    let from = b.timeline().next_seq();
+    b.delete_pod("web-0")
+        .create_pod("web-0", "b")
+        .set_status("web", in_progress);
+    let t = b.build();
+    condition_seen(&t, &clause(), from, "web", &spec).unwrap();
+    let v = condition_seen_before_creation(&t, &clause(), from, "web", &spec).unwrap_err();
+    assert!(
+        v.to_string()
+            .contains("was not reported on web before web-0 was created"),
+        "{v}"
+    );
 }

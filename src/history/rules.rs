@@ -13,7 +13,8 @@ use super::views::{ordinal_of, split_ordinal, state_before, PodFacts, SetScope};
 use std::collections::HashMap;
 
 pub use super::signals::{
-    condition_at_end, condition_seen, event_occurrences, event_recorded, ConditionSpec, EventSpec,
+    condition_at_end, condition_seen, condition_seen_before_creation, event_occurrences,
+    event_recorded, ConditionSpec, EventSpec,
 };
 
 /// What counts as a pod's deletion for ordering checks.
@@ -56,21 +57,36 @@ pub fn created_in_order(
     })
 }
 
+/// What a pod's predecessors must have been when it was created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredecessorWait {
+    /// Running and Ready (KEP-3541's Phase 3, the concepts page's
+    /// ordering guarantee).
+    RunningAndReady,
+    /// Running and Ready for the set's minReadySeconds (available).
+    Available,
+}
+
 /// OrderedReady: a pod of the set is created only while every pod with a
-/// lower ordinal in the scope's range exists, is Running and Ready, not
-/// terminating, and available for the scope's minReadySeconds.
+/// lower ordinal in the scope's range exists, is Running and Ready and not
+/// terminating, and, when `wait` is Available, has been Ready for the
+/// set's minReadySeconds.
 pub fn created_after_predecessors_ready(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
     scope: &SetScope,
+    wait: PredecessorWait,
 ) -> Result<(), Violation> {
     let mut state = state_before(t, from_seq);
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
     for e in t.entries().iter().skip(skip) {
         if let (Kind::Pod, Change::Added) = (e.kind, e.change) {
             if let Some(o) = ordinal_of(&scope.set, &e.name) {
-                let scope = state.scope_of(scope);
+                let mut scope = state.scope_of(scope);
+                if wait == PredecessorWait::RunningAndReady {
+                    scope.min_ready = std::time::Duration::ZERO;
+                }
                 let not_ready: Vec<String> = (scope.ordinal_start..o)
                     .filter(|p| scope.in_range(*p))
                     .filter(|p| {

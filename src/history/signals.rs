@@ -121,6 +121,55 @@ pub fn condition_seen(
     ))
 }
 
+/// Some state of StatefulSet `set` at or after `from_seq`, recorded before
+/// the first pod of the set created after `from_seq`, had the condition: a
+/// condition set in a rollout's first phase (KEP-3541's Phase 1 sets
+/// `RecreateInProgress` before any pod is created again).
+pub fn condition_seen_before_creation(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    set: &str,
+    cond: &ConditionSpec<'_>,
+) -> Result<(), Violation> {
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let entries = t.entries().iter().skip(skip);
+    let first_created = entries
+        .clone()
+        .find(|e| {
+            e.kind == Kind::Pod
+                && e.change == Change::Added
+                && super::views::ordinal_of(set, &e.name).is_some()
+        })
+        .map(|e| (e.seq, e.name.clone()));
+    let until = first_created.as_ref().map_or(u64::MAX, |(seq, _)| *seq);
+    let seen = entries
+        .take_while(|e| e.seq < until)
+        .any(|e| e.kind == Kind::StatefulSet && e.name == set && cond.matches(&e.object));
+    if seen {
+        return Ok(());
+    }
+    let what = format!(
+        "condition {}={}{}",
+        cond.type_,
+        cond.status,
+        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
+    );
+    let (seq, msg, pods) = match first_created {
+        Some((seq, pod)) => (
+            seq,
+            format!("{what} was not reported on {set} before {pod} was created"),
+            vec![pod],
+        ),
+        None => (
+            t.next_seq(),
+            format!("{what} never observed on {set}"),
+            vec![],
+        ),
+    };
+    Err(Violation::at_entry(t, clause, seq, Breach::new(msg, pods)))
+}
+
 /// An expected event.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct EventSpec<'a> {

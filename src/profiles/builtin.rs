@@ -88,6 +88,24 @@ impl Profile {
         }
     }
 
+    /// The first shipped profile (`clusters/targets/*.yaml` in the bundle)
+    /// that declares deviation `id`, with that declaration.
+    pub fn shipped_deviation(id: &str) -> Option<(String, super::deviation::Deviation)> {
+        static SHIPPED: std::sync::OnceLock<Vec<Profile>> = std::sync::OnceLock::new();
+        let shipped = SHIPPED.get_or_init(|| {
+            crate::bundle::under(Path::new("clusters/targets"))
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+                .filter_map(|p| Self::load(p).ok())
+                .collect()
+        });
+        shipped.iter().find_map(|p| {
+            p.deviations()
+                .get(id)
+                .map(|d| (p.name().to_string(), d.clone()))
+        })
+    }
+
     /// The profile for a `--target` choice.
     pub fn resolve(choice: &TargetChoice) -> Result<Profile, ProfileError> {
         match choice {

@@ -228,6 +228,25 @@ impl Deviations {
         None
     }
 
+    /// For a scenario with these tags that failed: the behaviour
+    /// deviations it may be replaced by (`@deviates-<id>`) that this target
+    /// does not declare, each as a shipped profile declares it, so the
+    /// failure can name the other reading and its sentence.
+    pub fn undeclared_alternatives(&self, tags: &[String]) -> Vec<String> {
+        tags.iter()
+            .map(|t| t.strip_prefix('@').unwrap_or(t))
+            .filter_map(|t| t.strip_prefix(DEVIATES_PREFIX))
+            .filter(|id| self.behaviour(id).is_none())
+            .map(|id| match super::Profile::shipped_deviation(id) {
+                Some((profile, d)) => format!(
+                    "a target that reads this differently declares deviation {} (as target {profile} does)",
+                    d.describe()
+                ),
+                None => format!("a target that reads this differently declares deviation {id}"),
+            })
+            .collect()
+    }
+
     /// The behaviour deviations a scenario with these tags checks (it
     /// passes *with* them).
     pub fn checked_by(&self, tags: &[String]) -> Vec<String> {

@@ -24,6 +24,7 @@
 //!   standIn:                            # how it is stood in for on the embedded cluster
 //!     crds: [../crds/x.yaml]            #   CRDs serving a vendor resource
 //!     behaveAs: upstream-v1.37          #   the bundled controller mimics this implementation
+//!     only: false                       #   true: a stand-in and nothing else (embedded cluster only)
 //!   kindConfig: ../kind/upstream.yaml   # --cluster kind
 //! ```
 //!
@@ -215,6 +216,10 @@ pub struct StandIn {
     /// apiserver's StatefulSet rules) behave as, e.g. `upstream-v1.37`.
     #[serde(default)]
     pub behave_as: Option<String>,
+    /// The target exists only as this stand-in (no released implementation
+    /// behaves so): it runs on the embedded cluster and nowhere else.
+    #[serde(default)]
+    pub only: bool,
 }
 
 fn strip_at(tag: &str) -> &str {
@@ -380,6 +385,11 @@ impl Profile {
             .stand_in
             .as_ref()
             .and_then(|s| s.behave_as.as_deref())
+    }
+
+    /// Whether the target is only a stand-in (`spec.standIn.only`).
+    pub fn stand_in_only(&self) -> bool {
+        self.spec.stand_in.as_ref().is_some_and(|s| s.only)
     }
 
     /// The checked field mapping.

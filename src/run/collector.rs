@@ -122,12 +122,20 @@ pub struct Collector {
     bar: bool,
     /// The round of each scenario of a `--repeat` run, by key.
     rounds: HashMap<Key, u32>,
+    /// The target's declared deviations, to name the undeclared ones a
+    /// failed scenario could be replaced by.
+    deviations: crate::profiles::deviation::Deviations,
 }
 
 impl Collector {
     /// A collector for a run of `total` scenarios; `progress` prints a line
     /// per scenario.
-    pub fn new(progress: bool, total: usize, rounds: HashMap<Key, u32>) -> Self {
+    pub fn new(
+        progress: bool,
+        total: usize,
+        rounds: HashMap<Key, u32>,
+        deviations: crate::profiles::deviation::Deviations,
+    ) -> Self {
         Self {
             results: Results::default(),
             progress,
@@ -135,6 +143,7 @@ impl Collector {
             finished: 0,
             bar: progress && bar_wanted(),
             rounds,
+            deviations,
         }
     }
 
@@ -227,6 +236,11 @@ impl Collector {
                     Status::NotImplemented => "todo",
                 };
                 let name = entry.name.clone();
+                let alternatives = if entry.status == Status::Failed {
+                    self.deviations.undeclared_alternatives(&entry.tags)
+                } else {
+                    Vec::new()
+                };
                 let failure = entry.failure_message();
                 let failed_step = entry
                     .failed_step()
@@ -248,6 +262,10 @@ impl Collector {
                         text.push_str("\n       ");
                         text.push_str(l);
                     }
+                }
+                for alt in alternatives {
+                    text.push_str("\n       ");
+                    text.push_str(&alt);
                 }
                 line = Some(text);
             }

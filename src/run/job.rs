@@ -68,6 +68,13 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
+    if args.cluster != ClusterChoice::Embedded && profile.stand_in_only() {
+        eprintln!(
+            "error: --target {}: a stand-in only (spec.standIn.only): no released implementation behaves as it, so it runs on the embedded cluster alone (--cluster embedded)",
+            target_label(&args.target)
+        );
+        return EXIT_ERROR;
+    }
     if args.cluster == ClusterChoice::Kind {
         return super::on_kind::run::<W>(args, &profile).await;
     }

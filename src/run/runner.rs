@@ -248,7 +248,12 @@ pub async fn run_once<W: ScenarioWorld>(
         .iter()
         .map(|f| super::plan::scenarios_of(f).count())
         .sum();
-    let collector = Collector::new(opts.progress, total, round_keys);
+    let collector = Collector::new(
+        opts.progress,
+        total,
+        round_keys,
+        env.profile.deviations().clone(),
+    );
     let results = collector.results();
 
     let before_env = env.clone();

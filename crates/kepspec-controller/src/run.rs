@@ -30,7 +30,7 @@ use super::events::{self, EventType, Regarding};
 use super::execute::{self, Freshness, Target};
 use super::freshness::{cache_state, CacheState, Observation, Seen};
 use super::metrics::Metrics;
-use super::plan::{self, ControllerGates, Observed};
+use super::plan::{ControllerGates, Observed};
 use super::vendor;
 use super::view::View;
 
@@ -498,7 +498,7 @@ async fn sync_fresh(
         revisions: &revisions,
         now: jiff::Timestamp::now(),
     };
-    let mut plan = match plan::plan(&observed, &gates) {
+    let mut plan = match super::behave::plan(ctx.opts.implementation, &observed, &gates) {
         Ok(plan) => plan,
         Err(err) => {
             // A set we cannot act on: say why, once per change of the set.
@@ -526,7 +526,6 @@ async fn sync_fresh(
             return Ok(None);
         }
     };
-    super::behave::Adjust::adjust(ctx.opts.implementation, &typed, &gates, &mut plan);
     ctx.opts.metrics.synced(
         &ns,
         &regarding.name,

@@ -55,6 +55,7 @@ pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
             // The stored object is compared as decoded, i.e. with defaults.
             let mut old = old.clone();
             defaults::statefulset(&mut old, req.gates);
+            errs.extend(validate_downgraded_recreate(req.object, &old, req.gates));
             errs.extend(validate_immutable(req.object, &old));
         }
     }
@@ -87,19 +88,47 @@ fn validate_switch_away(new: &Value, old: &Value, gates: &super::ApiGates) -> Ve
     Vec::new()
 }
 
+/// `implementation: kep-literal` only. KEP-3541, "Downgrade": StatefulSets
+/// that already have type: Recreate stored "remain stored, but any update
+/// that touches the spec may be rejected unless the strategy is changed back
+/// to RollingUpdate/OnDelete first". Upstream's strategy tests accept such
+/// an update (the stored type ratchets); the literal reading takes the
+/// KEP's other answer: with the gate off, a spec change that keeps Recreate
+/// is refused, naming the way out. Writes that leave the spec alone pass.
+fn validate_downgraded_recreate(new: &Value, old: &Value, gates: &ApiGates) -> Vec<FieldError> {
+    let literal = gates.implementation == kepspec_core::Implementation::KepLiteral;
+    if !literal
+        || gates.statefulset_recreate_strategy
+        || strategy_type(old) != Some("Recreate")
+        || strategy_type(new) != Some("Recreate")
+        || new.get("spec") == old.get("spec")
+    {
+        return Vec::new();
+    }
+    vec![FieldError::forbidden(
+        "spec.updateStrategy.type",
+        "the StatefulSetRecreateStrategy feature is disabled: change the update strategy back to RollingUpdate or OnDelete before changing the spec",
+    )]
+}
+
 fn strategy_type(obj: &Value) -> Option<&str> {
     obj.pointer("/spec/updateStrategy/type")
         .and_then(Value::as_str)
 }
 
 /// With `MaxUnavailableStatefulSet` off, a `maxUnavailable` the stored
-/// object does not already use is dropped.
+/// object does not already use is dropped. Under `implementation:
+/// kep-literal` it is dropped from every write, stored or not: KEP-961,
+/// "Downgrade": "the field gets ignored by apiserver, and controller behaves
+/// as if the field is not set".
 fn drop_disabled_fields(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) {
     enforced::drop_disabled(obj, old, gates);
-    let in_use = old.is_some_and(|o| {
-        o.pointer("/spec/updateStrategy/rollingUpdate/maxUnavailable")
-            .is_some_and(|v| !v.is_null())
-    });
+    let literal = gates.implementation == kepspec_core::Implementation::KepLiteral;
+    let in_use = !literal
+        && old.is_some_and(|o| {
+            o.pointer("/spec/updateStrategy/rollingUpdate/maxUnavailable")
+                .is_some_and(|v| !v.is_null())
+        });
     if gates.max_unavailable_statefulset || in_use {
         return;
     }

@@ -231,3 +231,52 @@ fn max_unavailable_is_kept_on_update_when_already_stored() {
         .get("maxUnavailable")
         .is_none());
 }
+
+fn literal(recreate: bool, max_unavailable: bool) -> ApiGates {
+    ApiGates {
+        implementation: kepspec_core::Implementation::KepLiteral,
+        ..gates(recreate, max_unavailable)
+    }
+}
+
+#[test]
+fn literally_a_downgraded_recreate_refuses_spec_changes_until_switched_back() {
+    let mut obj = set();
+    obj["spec"]["updateStrategy"] = json!({"type": "Recreate"});
+    let old = stored(obj, &ApiGates::default());
+    let off = literal(false, true);
+    let image = |s: &mut Value| {
+        s["spec"]["template"]["spec"]["containers"][0]["image"] = json!("busybox:1.36")
+    };
+    assert_eq!(
+        messages(update(&old, image, &off)),
+        vec!["spec.updateStrategy.type: Forbidden: the StatefulSetRecreateStrategy feature is disabled: change the update strategy back to RollingUpdate or OnDelete before changing the spec"]
+    );
+    // A write that leaves the spec alone passes; switching back passes.
+    assert!(update(&old, |s| s["metadata"]["labels"] = json!({"a": "b"}), &off).is_ok());
+    assert!(update(
+        &old,
+        |s| s["spec"]["updateStrategy"] = json!({"type": "RollingUpdate"}),
+        &off
+    )
+    .is_ok());
+    // With the gate on, nothing changes.
+    assert!(update(&old, image, &literal(true, true)).is_ok());
+}
+
+#[test]
+fn literally_a_stored_max_unavailable_is_dropped_by_a_gate_off_apiserver() {
+    let mut obj = set();
+    obj["spec"]["updateStrategy"] =
+        json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 3}});
+    let old = stored(obj, &ApiGates::default());
+    let new = update(
+        &old,
+        |s| s["spec"]["template"]["spec"]["containers"][0]["image"] = json!("busybox:1.36"),
+        &literal(true, false),
+    )
+    .unwrap();
+    assert!(new["spec"]["updateStrategy"]["rollingUpdate"]
+        .get("maxUnavailable")
+        .is_none());
+}

@@ -1,5 +1,7 @@
 //! The bundled controller standing in for another implementation: by
-//! default it implements the KEPs as written; `upstream-v1.37` makes it act
+//! default it implements the KEPs with the readings the features name;
+//! `kep-literal` takes the KEPs' words where those readings differ
+//! ([`literal`]); `upstream-v1.37` makes it act
 //! as upstream kube-controller-manager v1.37 is known to act where that
 //! differs from KEP-3541 (source `calibration-facts` in spec/sources.yaml), so that
 //! `--target upstream` and its declared deviations can be exercised on the
@@ -9,7 +11,7 @@
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetCondition, StatefulSetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::plan::{Action, ControllerGates, Plan, RECREATE_STARTED};
+use super::plan::{Action, ControllerGates, Observed, Plan, PlanError, RECREATE_STARTED};
 use super::status::{PROGRESSING, RECREATE_COMPLETE};
 
 pub use kepspec_core::Implementation;
@@ -22,6 +24,23 @@ pub const UPSTREAM_RECREATE_COMPLETED: &str = "RecreateCompleted";
 /// The message of that condition in the v1.37.0 capture.
 pub const UPSTREAM_RECREATE_COMPLETED_MESSAGE: &str = "All pods recreated successfully";
 
+mod literal;
+
+/// The plan `implementation` makes for one sync: the bundled controller's
+/// rules, then what the implementation does instead.
+pub fn plan(
+    implementation: Implementation,
+    obs: &Observed<'_>,
+    gates: &ControllerGates,
+) -> Result<Plan, PlanError> {
+    if implementation == Implementation::KepLiteral {
+        return literal::plan(obs, gates);
+    }
+    let mut plan = super::plan::plan(obs, gates)?;
+    implementation.adjust(obs.set, gates, &mut plan);
+    Ok(plan)
+}
+
 /// Changes a plan made by the KEPs' rules into what an implementation does
 /// instead.
 pub trait Adjust {
@@ -31,7 +50,7 @@ pub trait Adjust {
 
 impl Adjust for Implementation {
     fn adjust(self, set: &StatefulSet, gates: &ControllerGates, plan: &mut Plan) {
-        if self == Self::Kep {
+        if self != Self::UpstreamV1_37 {
             return;
         }
         let recreate = set
