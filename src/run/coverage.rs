@@ -57,6 +57,29 @@ pub struct Claim {
     /// `x.feature — <scenario title>` (no line: the map should not change
     /// when a feature's narrative grows).
     pub scenario: String,
+    /// Why the scenario does not run on every target that claims its tags
+    /// (`@embedded-only`, `@metrics`, `@deviates-<id>`, `@deviation-<id>`),
+    /// if so.
+    pub limit: Option<String>,
+}
+
+/// Why a scenario with these tags (feature's and its own) does not run on
+/// every target that claims them.
+pub fn limit_of(tags: &[&str]) -> Option<String> {
+    let mut limits = Vec::new();
+    for tag in tags {
+        let tag = tag.trim_start_matches('@');
+        if tag == "embedded-only" {
+            limits.push("embedded cluster only".to_string());
+        } else if tag == "metrics" {
+            limits.push("the bundled controller only, whose metrics kepspec reads".to_string());
+        } else if let Some(id) = tag.strip_prefix(crate::profiles::deviation::DEVIATES_PREFIX) {
+            limits.push(format!("not on a target declaring {id}"));
+        } else if let Some(id) = tag.strip_prefix(crate::profiles::deviation::DEVIATION_PREFIX) {
+            limits.push(format!("only on a target declaring {id}"));
+        }
+    }
+    (!limits.is_empty()).then(|| limits.join("; "))
 }
 
 /// One row of the map.
@@ -64,8 +87,8 @@ pub struct Claim {
 pub struct Row {
     /// What is covered.
     pub entry: Entry,
-    /// The scenarios that cover it.
-    pub covered_by: Vec<String>,
+    /// The scenarios that cover it, each with its limit.
+    pub covered_by: Vec<(String, Option<String>)>,
     /// Why nothing covers it, when nothing does.
     pub why: Option<Why>,
 }
@@ -84,8 +107,10 @@ pub struct Map {
 pub struct Counts {
     /// Rows in all.
     pub total: usize,
-    /// Rows some scenario covers.
+    /// Rows some scenario covers that runs on every target claiming it.
     pub covered: usize,
+    /// Rows covered only by scenarios some claiming targets do not run.
+    pub partly: usize,
     /// Rows explained as gaps.
     pub gaps: usize,
     /// Rows explained as not testable.
@@ -101,7 +126,8 @@ impl Counts {
         };
         for r in rows {
             match (&r.covered_by.is_empty(), &r.why) {
-                (false, _) => c.covered += 1,
+                (false, _) if r.covered_everywhere() => c.covered += 1,
+                (false, _) => c.partly += 1,
                 (true, Some(Why::Gap(_))) => c.gaps += 1,
                 (true, Some(Why::NotTestable(_))) => c.not_testable += 1,
                 (true, None) => {}
@@ -110,12 +136,20 @@ impl Counts {
         c
     }
 
-    /// `195 in all: 120 covered, 60 gaps, 15 not testable by an API observer`.
+    /// `195 in all: 120 covered, 3 covered on some targets only, 60 not yet
+    /// (gaps), 15 not testable by an API observer`.
     pub fn sentence(&self) -> String {
         format!(
-            "{} in all: {} covered, {} not yet (gaps), {} not testable by an API observer",
-            self.total, self.covered, self.gaps, self.not_testable
+            "{} in all: {} covered, {} covered on some targets only, {} not yet (gaps), {} not testable by an API observer",
+            self.total, self.covered, self.partly, self.gaps, self.not_testable
         )
+    }
+}
+
+impl Row {
+    /// Whether some scenario covering it runs on every target claiming it.
+    pub fn covered_everywhere(&self) -> bool {
+        self.covered_by.iter().any(|(_, limit)| limit.is_none())
     }
 }
 
@@ -225,9 +259,26 @@ pub fn claims_in(text: &str, label: &str, short: &str) -> Result<Vec<Claim>, Inp
     let mut out = Vec::new();
     // Ids waiting for their scenario, with the line that named them.
     let mut pending: Vec<(String, usize)> = Vec::new();
+    // The feature's tags, and those seen since the last step or scenario.
+    let mut feature_tags: Vec<&str> = Vec::new();
+    let mut tags: Vec<&str> = Vec::new();
+    let mut in_feature = false;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let t = line.trim();
+        if t.starts_with('@') {
+            let these = t.split_whitespace().take_while(|w| !w.starts_with('#'));
+            if in_feature {
+                tags.extend(these);
+            } else {
+                feature_tags.extend(these);
+            }
+            continue;
+        }
+        if t.starts_with("Feature:") {
+            in_feature = true;
+            continue;
+        }
         if let Some(ids) = t.strip_prefix(COVERS) {
             let ids: Vec<&str> = ids.split_whitespace().collect();
             if ids.is_empty() {
@@ -237,16 +288,23 @@ pub fn claims_in(text: &str, label: &str, short: &str) -> Result<Vec<Claim>, Inp
             continue;
         }
         if let Some(title) = scenario_keyword(line) {
+            let all: Vec<&str> = feature_tags.iter().chain(tags.iter()).copied().collect();
+            let limit = limit_of(&all);
             for (id, at) in pending.drain(..) {
                 out.push(Claim {
                     id,
                     at: format!("{label}:{at}"),
                     scenario: format!("{short} \u{2014} {title}"),
+                    limit: limit.clone(),
                 });
             }
+            tags.clear();
             continue;
         }
-        let between = t.is_empty() || t.starts_with('#') || t.starts_with('@');
+        let between = t.is_empty() || t.starts_with('#');
+        if !between {
+            tags.clear();
+        }
         if !between {
             if let Some((_, at)) = pending.first() {
                 return Err(problem(
@@ -295,10 +353,10 @@ pub fn build(
         entries
             .into_iter()
             .map(|entry| {
-                let mut covered_by: Vec<String> = claims
+                let mut covered_by: Vec<(String, Option<String>)> = claims
                     .iter()
                     .filter(|c| c.id == entry.id)
-                    .map(|c| c.scenario.clone())
+                    .map(|c| (c.scenario.clone(), c.limit.clone()))
                     .collect();
                 covered_by.dedup();
                 let why = explained.get(&entry.id).cloned();
@@ -310,7 +368,11 @@ pub fn build(
                     (false, Some(_)) => problems.push(format!(
                         "{} is covered by {} and still explained in {EXPLAINED}: remove the explanation",
                         entry.id,
-                        covered_by.join(", ")
+                        covered_by
+                            .iter()
+                            .map(|(s, _)| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )),
                     _ => {}
                 }
@@ -345,7 +407,21 @@ fn table(out: &mut String, rows: &[Row], what: &str) {
             ([], Some(Why::Gap(w))) => format!("**gap**: {w}"),
             ([], Some(Why::NotTestable(w))) => format!("*not testable*: {w}"),
             ([], None) => "**missing**".to_string(),
-            (by, _) => by.join("<br>"),
+            (by, _) => {
+                let by: Vec<String> = by
+                    .iter()
+                    .map(|(s, limit)| match limit {
+                        Some(l) => format!("{s} *({l})*"),
+                        None => s.clone(),
+                    })
+                    .collect();
+                let by = by.join("<br>");
+                if r.covered_everywhere() {
+                    by
+                } else {
+                    format!("**on some targets only**: {by}")
+                }
+            }
         };
         let _ = writeln!(
             out,

@@ -44,6 +44,45 @@ fn a_covers_comment_belongs_to_the_scenario_below_it() {
 }
 
 #[test]
+fn a_scenario_that_some_claiming_targets_do_not_run_covers_only_partly() {
+    let text = "@recreate
+Feature: f
+  # covers: R1
+  @deviates-x
+  Scenario: kep reading
+    Given a step
+
+  # covers: R2
+  Scenario: everywhere
+    Given a step
+
+  @deviation-x
+  Scenario: other reading
+    Given a step
+";
+    let claims = claims_in(text, "features/x.feature", "x.feature").unwrap();
+    let limits: Vec<Option<&str>> = claims.iter().map(|c| c.limit.as_deref()).collect();
+    assert_eq!(limits, vec![Some("not on a target declaring x"), None]);
+    let map = build(
+        vec![entry("R1"), entry("R2")],
+        vec![],
+        &BTreeMap::new(),
+        &claims,
+    )
+    .unwrap();
+    let counts = Counts::of(&map.promises);
+    assert_eq!((counts.covered, counts.partly), (1, 1));
+    let md = markdown(&map);
+    assert!(
+        md.contains("**on some targets only**: x.feature \u{2014} kep reading *(not on a target declaring x)*"),
+        "{md}"
+    );
+    let embedded = "@embedded-only\nFeature: f\n  # covers: R1\n  Scenario: s\n    Given a step\n";
+    let claims = claims_in(embedded, "features/x.feature", "x.feature").unwrap();
+    assert_eq!(claims[0].limit.as_deref(), Some("embedded cluster only"));
+}
+
+#[test]
 fn a_covers_comment_away_from_a_scenario_is_an_input_problem() {
     let stray = "Feature: f\n  # covers: R1\n  Background:\n    Given a step\n  Scenario: s\n";
     let p = claims_in(stray, "features/x.feature", "x.feature").unwrap_err();
@@ -74,6 +113,7 @@ fn every_entry_is_covered_or_explained_never_both_and_ids_are_known() {
         Counts {
             total: 3,
             covered: 2,
+            partly: 0,
             gaps: 1,
             not_testable: 0
         }
