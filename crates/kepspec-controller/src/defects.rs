@@ -114,6 +114,12 @@ pub enum Defect {
     /// RollingUpdate-only `completeRollingUpdate` would leave it; upstream's
     /// Recreate e2e tests require the promotion "on update completion".
     RecreateNeverPromotes,
+    /// KEP-3541 Goal 6: a Progressing condition for every strategy that never
+    /// changes (True, reason Progressing), so it tells nothing of progress.
+    ConstantProgressing,
+    /// KEP-3541 Phase 1: reports RecreateInProgress only once it creates
+    /// pods again, keeping the condition it had while it deletes and waits.
+    LateRecreateInProgress,
     /// PersistentVolumeClaim retention, crash safety: deletes a condemned pod
     /// before it makes the pod its claims' owner (the claims still go, by the
     /// garbage collector, once the reference is set).
@@ -189,7 +195,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 54] = [
+    pub const ALL: [(&'static str, Defect); 56] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -236,6 +242,8 @@ impl Defect {
             Defect::CurrentCountsTerminating,
         ),
         ("recreate-never-promotes", Defect::RecreateNeverPromotes),
+        ("constant-progressing", Defect::ConstantProgressing),
+        ("late-recreate-in-progress", Defect::LateRecreateInProgress),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("claim-owner-takeover", Defect::ClaimOwnerTakeover),
@@ -438,6 +446,8 @@ pub fn distort_input(
         | Defect::ForcedEveryDeletion
         | Defect::CurrentCountsTerminating
         | Defect::RecreateNeverPromotes
+        | Defect::ConstantProgressing
+        | Defect::LateRecreateInProgress
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
         | Defect::ClaimOwnerTakeover
@@ -602,6 +612,31 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                 .retain(|a| !matches!(a, Action::Event(e) if e.reason == RECREATE_STARTED));
         }
         Defect::NoProgressingCondition => plan.status.conditions = None,
+        Defect::ConstantProgressing => {
+            for c in plan.status.conditions.iter_mut().flatten() {
+                if c.type_.as_deref() == Some("Progressing") {
+                    c.status = Some("True".into());
+                    c.reason = Some("Progressing".into());
+                    c.message = Some("the StatefulSet is progressing".into());
+                    c.last_transition_time = observed
+                        .and_then(|s| s.conditions.as_deref())
+                        .and_then(|cs| cs.iter().find(|o| o.type_ == c.type_))
+                        .and_then(|o| o.last_transition_time.clone())
+                        .or_else(|| c.last_transition_time.clone());
+                }
+            }
+        }
+        Defect::LateRecreateInProgress => {
+            if matches!(
+                plan.phase,
+                Phase::Recreate(RecreatePhase::NeedsDeletion | RecreatePhase::WaitingTermination)
+            ) {
+                let before: Vec<_> = observed
+                    .and_then(|s| s.conditions.clone())
+                    .unwrap_or_default();
+                plan.status.conditions = (!before.is_empty()).then_some(before);
+            }
+        }
         Defect::RecreateStartedOnCreate => {
             let recreating = plan.status.conditions.as_ref().is_some_and(|c| {
                 c.iter().any(|c| {
