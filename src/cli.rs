@@ -91,6 +91,67 @@ pub enum Command {
         #[command(subcommand)]
         command: SpecCommand,
     },
+    /// Wait for something on a cluster.
+    Wait {
+        /// What to wait for.
+        #[command(subcommand)]
+        command: WaitCommand,
+    },
+}
+
+/// `kepspec wait ...`
+#[derive(Clone, Debug, Subcommand)]
+pub enum WaitCommand {
+    /// Wait until an apps/v1 StatefulSet's rollout is complete, whatever its
+    /// update strategy (`kubectl rollout status` refuses Recreate and
+    /// OnDelete sets). Exit 0 when complete, 1 on timeout, 2 for input
+    /// errors (a set that does not exist, a kubeconfig that cannot be read).
+    Rollout(WaitRolloutArgs),
+}
+
+/// `kepspec wait rollout`
+#[derive(Clone, Debug, Args)]
+pub struct WaitRolloutArgs {
+    /// The StatefulSet: NAME or statefulset/NAME.
+    pub name: String,
+    /// Its namespace.
+    #[arg(short, long, default_value = "default")]
+    pub namespace: String,
+    /// Give up after this long: 90s, 5m, 1h or a number of seconds.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// The kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the
+    /// in-cluster service account).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use (default: its current context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+}
+
+/// `90s`, `5m`, `1h` or plain seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration: expected e.g. 90s, 5m or 1h"))?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n.saturating_mul(60),
+        "h" => n.saturating_mul(3600),
+        _ => {
+            return Err(format!(
+                "`{s}` is not a duration: expected e.g. 90s, 5m or 1h"
+            ))
+        }
+    };
+    if secs == 0 {
+        return Err("the timeout must be at least one second".into());
+    }
+    Ok(std::time::Duration::from_secs(secs))
 }
 
 /// `kepspec lint`
@@ -260,6 +321,10 @@ pub struct RunArgs {
     /// embedded, kubeconfig[=PATH] or kind.
     #[arg(long, default_value = "embedded")]
     pub cluster: ClusterChoice,
+    /// With --cluster kubeconfig: the kubeconfig context to use (default:
+    /// its current context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
     /// bundled, upstream, PROFILE.yaml, or a shipped profile's name
     /// (e.g. openkruise-advanced-statefulset).
     #[arg(long, default_value = "bundled")]

@@ -6,7 +6,7 @@ mod steps;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kepspec::cli::{Cli, ClusterCommand, Command, SpecCommand, EXIT_ERROR};
+use kepspec::cli::{Cli, ClusterCommand, Command, SpecCommand, WaitCommand, EXIT_ERROR};
 
 /// Log lines go to stderr, on a line of their own: a progress bar on the
 /// terminal is cleared first.
@@ -56,6 +56,9 @@ fn main() -> ExitCode {
             Command::Spec {
                 command: SpecCommand::Export(args),
             } => kepspec::run::commands::spec_export(&args),
+            Command::Wait {
+                command: WaitCommand::Rollout(args),
+            } => kepspec::run::wait::rollout(&args).await,
         }
     });
     ExitCode::from(code)

@@ -4,3 +4,4 @@
 
 pub mod facts;
 pub mod kind;
+pub mod kubeconfig;

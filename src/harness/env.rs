@@ -40,6 +40,8 @@ pub struct EnvironmentOptions {
     pub apiserver_gates: ApiGates,
     /// Kubeconfig for an existing cluster (None: the default lookup).
     pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context (None: its current context).
+    pub context: Option<String>,
     /// Start the bundled controller in-process.
     pub bundled_controller: bool,
     /// The bundled controller's feature gates.
@@ -61,6 +63,7 @@ impl Default for EnvironmentOptions {
             kube_version: crate::sim::DEFAULT_VERSION,
             apiserver_gates: ApiGates::default(),
             kubeconfig: None,
+            context: None,
             bundled_controller: true,
             controller_gates: ControllerGates::default(),
             implementation: Default::default(),
@@ -144,15 +147,11 @@ impl Environment {
             }
             (cluster.client_config(), Some(cluster))
         } else {
-            let config = match &opts.kubeconfig {
-                Some(path) => {
-                    let kc = kube::config::Kubeconfig::read_from(path).map_err(|e| {
-                        anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display())
-                    })?;
-                    kube::Config::from_custom_kubeconfig(kc, &Default::default()).await?
-                }
-                None => kube::Config::infer().await?,
-            };
+            let config = crate::cluster::kubeconfig::client_config(
+                opts.kubeconfig.as_deref(),
+                opts.context.as_deref(),
+            )
+            .await?;
             (config, None)
         };
         let client = Client::try_from(config.clone())?;

@@ -68,6 +68,10 @@ pub async fn run<W: ScenarioWorld>(args: &RunArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
+    if args.context.is_some() && !matches!(args.cluster, ClusterChoice::Kubeconfig(_)) {
+        eprintln!("error: --context names a context of a kubeconfig: use it with --cluster kubeconfig[=PATH]");
+        return EXIT_ERROR;
+    }
     if args.cluster != ClusterChoice::Embedded && profile.stand_in_only() {
         eprintln!(
             "error: --target {}: a stand-in only (spec.standIn.only): no released implementation behaves as it, so it runs on the embedded cluster alone (--cluster embedded)",
@@ -508,6 +512,7 @@ pub fn environment_options(
             }
             opts.embedded = false;
             opts.kubeconfig = path.clone();
+            opts.context = args.context.clone();
         }
         ClusterChoice::Kind => return Err("--cluster kind is provisioned by `run_on_kind`".into()),
     }

@@ -25,3 +25,4 @@ pub mod runner;
 pub mod shard;
 pub mod steps;
 pub mod verdict;
+pub mod wait;

@@ -34,8 +34,10 @@ pub struct ControllerArgs {
     /// Namespace of the leader-election Lease.
     #[arg(long, default_value = "kube-system")]
     pub leader_elect_namespace: String,
-    /// Serve Prometheus metrics (and /healthz) on this address.
-    #[arg(long, default_value = "0.0.0.0:8080")]
+    /// Serve Prometheus metrics (and /healthz) on this address (loopback by
+    /// default; the controller's Deployment manifest passes 0.0.0.0:8080 so
+    /// its probes and Prometheus reach it).
+    #[arg(long, default_value = "127.0.0.1:8080")]
     pub metrics_bind_address: std::net::SocketAddr,
 }
 

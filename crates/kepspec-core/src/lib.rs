@@ -1,7 +1,8 @@
 //! The vocabulary every other kepspec crate shares, with no I/O: Kubernetes
 //! releases and feature gates, label selectors, the field map of a
 //! StatefulSet-like resource, the names of API groups and gates, which
-//! implementation a controller behaves as, Prometheus text, and YAML read and
+//! implementation a controller behaves as, when a rollout is complete,
+//! Prometheus text, and YAML read and
 //! written the same way everywhere.
 
 #![warn(unreachable_pub)]
@@ -10,6 +11,7 @@ pub mod fields;
 pub mod gating;
 pub mod implementation;
 pub mod names;
+pub mod rollout;
 pub mod scrape;
 pub mod selector;
 pub mod yaml;
