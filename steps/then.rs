@@ -141,11 +141,6 @@ async fn at_most_unavailable(w: &mut KepWorld, max: usize, set: String) -> anyho
     checks::at_most_unavailable(w.sc()?, &set, max).await
 }
 
-#[then(expr = "no two pods of {string} ever existed for one ordinal")]
-async fn one_per_ordinal(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    checks::one_pod_per_ordinal(w.sc()?, &set).await
-}
-
 #[then(expr = "the observedGeneration of {string} never went back")]
 async fn observed_generation_monotonic(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     checks::observed_generation_monotonic(w.sc()?, &set).await

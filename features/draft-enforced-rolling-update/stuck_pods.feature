@@ -28,10 +28,16 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   the apiserver and the controller ("Feature Enablement and Rollback"), which
   every scenario here turns on.
 
-  Where the draft leaves a choice, the spec takes this one. The pseudo-code
-  emits ForcedReplacement on every deletion; the spec emits it only for a
+  Where the draft's texts disagree or leave a choice, the spec takes this
+  one. The pseudo-code emits ForcedReplacement after every deletion, while
+  its observability section says the event is "emitted when a pod is
+  forcibly replaced"; the spec follows that sentence and emits it only for a
   pod that was not available, a pod RollingUpdate would have waited for,
-  since a healthy pod's replacement is not forced. EnforcedRollingUpdateStarted
+  since a healthy pod's replacement is not forced. The kep-literal target
+  reads it the same way. A controller that follows the pseudo-code's
+  placement fails the scenarios that count the event (the deliberate defect
+  forced-every-deletion is such a controller), and is to declare that
+  reading as a deviation. EnforcedRollingUpdateStarted
   is emitted once per update revision. The condition is True with reason
   EnforcedRollingUpdate while the set uses the strategy. The draft counts
   forced replacements "with success/failure labels": the counter has a

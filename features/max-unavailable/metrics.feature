@@ -31,6 +31,15 @@ Feature: The controller reports the budget and the unavailable replicas as metri
   for StatefulSet update operations within the work queue", and the adds
   and the time items wait and take.
 
+  Where sources disagree on when the unavailable gauge is set: upstream
+  records it in its rolling-update step (updateStatefulSetAfterInvariantEstablished
+  in pkg/controller/statefulset/stateful_set_control.go), which a sync does
+  not reach while an OrderedReady set is still creating its pods. The spec
+  follows the KEP's real-time count, so the scenario with a missing replica
+  expects the gauge to count it while the set is being created; an
+  implementation that reads it upstream's way would declare that as a
+  deviation.
+
   Only scenarios whose controller's metrics kepspec can read run: the bundled
   controller in-process; on other targets they are skipped with that reason.
 

@@ -61,3 +61,19 @@ Feature: maxUnavailable above 1 with a partition: more staged pods than the budg
       | policy       |
       | OrderedReady |
       | Parallel     |
+
+  # KEP-961, "API Changes": a percentage is "a percentage of desired pods",
+  # so with a partition it is still taken of the replicas, not of the pods
+  # the partition stages.
+  # covers: M1
+  Scenario: a percentage with a partition is taken of the desired pods: 40% of 10 with partition 5 is 4
+    # rejects: a controller that takes the percentage of the staged pods (40% of 5 is 2), and one that takes more than 4 at once
+    Given a StatefulSet "web" with 10 replicas, pod management policy "Parallel", partition "5", max unavailable "40%" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds 5 pods of "web" exist at the update revision
+    And within 60 seconds pod "web-5" of "web" runs the update revision and is ready
+    And at no moment were more than 4 pods of "web" unavailable
+    And at some moment 4 pods of "web" were unavailable at once
+    And pods of "web" below ordinal 5 were neither deleted nor replaced
+

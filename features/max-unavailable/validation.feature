@@ -4,7 +4,12 @@ Feature: the API rejects a maxUnavailable of 0 or above 100%
   upstream-statefulset-facts, "Validation (apiserver)": maxUnavailable must be
   "a positive int or a percentage <= 100%". KEP-961, "Proposal", says only
   that it "can be an absolute, positive number (eg. 5) or a percentage of
-  desired pods (ex: 10%)".
+  desired pods (ex: 10%)". A negative number is not positive, and a string
+  that is not a whole-number percentage is neither form: upstream checks the
+  string against the pattern `[0-9]+%` (IsValidPercent in
+  k8s.io/apimachinery/pkg/util/validation, used by ValidatePositiveIntOrPercent
+  in pkg/apis/apps/validation, kubernetes v1.37.0), so `abc` and `10.5%`
+  are refused as well as -1.
 
   Where sources disagree: KEP-961, "API Changes", also says maxUnavailable
   "cannot be greater than total number of replicas" (nor than
@@ -19,6 +24,7 @@ Feature: the API rejects a maxUnavailable of 0 or above 100%
 
   # covers: M41 C35
   Scenario Outline: maxUnavailable <value> is rejected
+    # rejects: an apiserver that takes a non-positive, malformed or fractional value (and a controller would then have to guess what it means)
     When a StatefulSet is submitted from this manifest:
       """
       apiVersion: apps/v1
@@ -45,7 +51,10 @@ Feature: the API rejects a maxUnavailable of 0 or above 100%
     Then the request is refused with code 422 and a message containing "spec.updateStrategy.rollingUpdate.maxUnavailable"
 
     Examples:
-      | value  |
-      | 0      |
-      | "0%"   |
-      | "101%" |
+      | value   |
+      | 0       |
+      | "0%"    |
+      | "101%"  |
+      | -1      |
+      | "abc"   |
+      | "10.5%" |

@@ -15,7 +15,10 @@ Feature: every combination of the apiserver's and the controller's gate
   Its PRR section, "How can a rollout or rollback fail? Can it impact already
   running workloads?", for both gates off: "StatefulSet updates revert to the
   default Kubernetes behavior, ignoring any maxUnavailable settings even if
-  previously specified." Each row runs on a cluster of its own.
+  previously specified." KEP-3541's SLO, "100% of StatefulSets without type:
+  Recreate behave identically to pre-feature behavior", is checked as an
+  A/B: the same RollingUpdate and OnDelete rollouts with the controller's
+  gate on and off. Each row runs on a cluster of its own.
 
   Where sources disagree: the fourth bullet of KEP-961's "Version Skew
   Strategy" reads "If both api-server and kube-controller-manager have a
@@ -28,6 +31,7 @@ Feature: every combination of the apiserver's and the controller's gate
   skew/max_unavailable_gates.feature does.
 
   # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver has feature enabled but kube-controller-manager does not: ... Kube-controller-manager ignores Recreate type and falls back to default RollingUpdate behavior"
+  # cite: kep-3541 | What are the reasonable SLOs (Service Level Objectives) for the enhancement? | "100% of StatefulSets without type: Recreate behave identically to pre-feature behavior"
   # cite: kep-3541 | Partial Upgrade Behavior | "If apiserver does NOT have feature enabled ... API server rejects create/update requests that set type: Recreate with a validation error"
   # cite: kep-961 | Version Skew Strategy | "If both api-server and kube-controller-manager have a version where the feature is enabled, then `maxUnavailable` will take effect"
   # cite: kep-961 | Version Skew Strategy | "If only api-server has a version where the feature is enabled ... we'll fall into the default rolling-update behavior, one pod at a time"
@@ -55,6 +59,46 @@ Feature: every combination of the apiserver's and the controller's gate
     Examples: the controller falls back
       | controller | how                                  |
       | off        | one at a time, highest ordinal first |
+
+  # The SLO "100% of StatefulSets without type: Recreate behave identically
+  # to pre-feature behavior", as an A/B: the same rollouts with the
+  # controller's StatefulSetRecreateStrategy gate on and off (pre-feature),
+  # held to the same checks.
+  # covers: R52
+  @kep-3541 @since-v1.37
+  Scenario Outline: a RollingUpdate set behaves the same with the controller's Recreate gate <controller>
+    # rejects: a controller whose Recreate code path changes RollingUpdate: more than one pod replaced at once, or in another order
+    Given the controller runs with feature gate "StatefulSetRecreateStrategy" <controller>
+    And a StatefulSet "web" with 3 replicas, update strategy "RollingUpdate" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And the pods of "web" were replaced one at a time, highest ordinal first
+    And at no moment were more than 1 pod of "web" unavailable
+
+    Examples:
+      | controller |
+      | on         |
+      | off        |
+
+  # covers: R52
+  @kep-3541 @since-v1.37
+  Scenario Outline: an OnDelete set behaves the same with the controller's Recreate gate <controller>
+    # rejects: a controller whose Recreate code path replaces OnDelete pods by itself, or not at the update revision
+    Given the controller runs with feature gate "StatefulSetRecreateStrategy" <controller>
+    And a StatefulSet "web" with 3 replicas, update strategy "OnDelete" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then for 3 seconds no pod of "web" is created or deleted
+    When pod "web-1" is deleted
+    Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
+    And pod "web-0" of "web" runs the current revision
+    And pod "web-2" of "web" runs the current revision
+
+    Examples:
+      | controller |
+      | on         |
+      | off        |
 
   # covers: R37
   @kep-3541 @since-v1.37

@@ -12,8 +12,8 @@ use crate::history::fixture::TimelineBuilder;
 use crate::history::rules::{
     at_most_unavailable, claims_kept_uid, condition_at_end, condition_seen,
     created_after_predecessors_ready, created_in_order, deleted_in_order, event_recorded,
-    no_mixed_revisions, one_pod_per_ordinal, partition_untouched, ConditionSpec, DeletionMark,
-    EventSpec, PredecessorWait,
+    no_mixed_revisions, partition_untouched, ConditionSpec, DeletionMark, EventSpec,
+    PredecessorWait,
 };
 use crate::history::{pod_lives, Clause, SetScope, Timeline};
 
@@ -77,10 +77,6 @@ pub async fn rules(mode: Mode) -> anyhow::Result<Section> {
         (
             "no_mixed_revisions",
             Box::new(|| no_mixed_revisions(t, c, 0, "web", None).is_ok()),
-        ),
-        (
-            "one_pod_per_ordinal",
-            Box::new(|| one_pod_per_ordinal(t, c, 0, "web").is_ok()),
         ),
         (
             "claims_kept_uid",
@@ -202,7 +198,6 @@ mod tests {
         let c = Clause::new("x", "y");
         let scope = SetScope::new("web", PODS);
         no_mixed_revisions(&t, &c, 0, "web", None).unwrap();
-        one_pod_per_ordinal(&t, &c, 0, "web").unwrap();
         created_after_predecessors_ready(&t, &c, 0, &scope, PredecessorWait::Available).unwrap();
         claims_kept_uid(&t, &c, baseline, Some("web")).unwrap();
         assert!(at_most_unavailable(&t, &c, 0, &scope, 1).is_err());

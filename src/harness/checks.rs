@@ -224,15 +224,6 @@ pub async fn at_most_unavailable_under(
     )
 }
 
-/// Never two pods for one ordinal at once.
-pub async fn one_pod_per_ordinal(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
-    let t = sc.timeline().await?;
-    keep(
-        sc,
-        rules::one_pod_per_ordinal(&t, &clauses::identity(), 0, set),
-    )
-}
-
 /// The set's observedGeneration never went down.
 pub async fn observed_generation_monotonic(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
     let t = sc.timeline().await?;

@@ -116,14 +116,6 @@ pub fn identity_restored() -> Clause {
     )
 }
 
-/// Stable identity.
-pub fn identity() -> Clause {
-    Clause::new(
-        "StatefulSet concepts, Ordinal Index",
-        "each Pod in the StatefulSet will be assigned an integer ordinal ... that is unique over the Set",
-    )
-}
-
 /// KEP-3541 events.
 pub fn events() -> Clause {
     Clause::new(

@@ -61,7 +61,6 @@ fn recreate_that_waits_for_termination_passes() {
         PredecessorWait::Available,
     )
     .unwrap();
-    one_pod_per_ordinal(&t, &clause(), 0, "web").unwrap();
     claims_kept_uid(&t, &clause(), start, Some("web")).unwrap();
 }
 
@@ -106,17 +105,6 @@ fn new_revision_pod_created_while_an_old_one_terminates_is_caught() {
         "{text}"
     );
     assert!(v.excerpt.len() >= 4 && v.excerpt.len() <= 6);
-}
-
-#[test]
-fn two_pods_for_one_ordinal_are_caught() {
-    let mut b = TimelineBuilder::new();
-    b.create_pod("web-0", "a");
-    b.at(1.0).create_pod("web-0", "b");
-    let t = b.build();
-    let v = one_pod_per_ordinal(&t, &clause(), 0, "web").unwrap_err();
-    assert_eq!(v.seq, 1);
-    assert!(v.message.contains("web-0#1"), "{}", v.message);
 }
 
 #[test]
@@ -412,7 +400,6 @@ fn checkers_handle_a_large_timeline() {
     let c = clause();
     at_most_unavailable(&t, &c, 150, &scope, 1).unwrap();
     assert!(at_most_unavailable(&t, &c, 0, &scope, 1).is_err());
-    one_pod_per_ordinal(&t, &c, 0, "web").unwrap();
     claims_kept_uid(&t, &c, 150, Some("web")).unwrap();
     assert!(no_mixed_revisions(&t, &c, 0, "web", None).is_err());
 }
@@ -436,10 +423,6 @@ fn bench_checkers_on_100k_entries() {
         (
             "no_mixed_revisions",
             Box::new(|| no_mixed_revisions(&t, &c, 0, "web", None).is_ok()),
-        ),
-        (
-            "one_pod_per_ordinal",
-            Box::new(|| one_pod_per_ordinal(&t, &c, 0, "web").is_ok()),
         ),
         (
             "claims_kept_uid",

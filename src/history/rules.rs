@@ -255,52 +255,6 @@ pub fn created_only_at(
     Ok(())
 }
 
-/// Never two pod objects (uids) of the set for one ordinal at once.
-pub fn one_pod_per_ordinal(
-    t: &Timeline,
-    clause: &Clause,
-    from_seq: u64,
-    set: &str,
-) -> Result<(), Violation> {
-    let mut alive: HashMap<i32, Vec<(&str, &str)>> = HashMap::new();
-    for e in t.entries() {
-        if e.kind != Kind::Pod {
-            continue;
-        }
-        let Some(o) = ordinal_of(set, &e.name) else {
-            continue;
-        };
-        let pods = alive.entry(o).or_default();
-        if e.change == Change::Deleted {
-            pods.retain(|(_, uid)| *uid != e.uid);
-            continue;
-        }
-        if pods.iter().any(|(_, uid)| *uid == e.uid) {
-            continue;
-        }
-        if e.seq >= from_seq && !pods.is_empty() {
-            let clash: Vec<String> = pods
-                .iter()
-                .map(|(name, uid)| format!("{name} (uid {uid})"))
-                .collect();
-            let msg = format!(
-                "{} (uid {}) exists while {} still exists for ordinal {o}",
-                e.name,
-                e.uid,
-                clash.join(", ")
-            );
-            return Err(Violation::at_entry(
-                t,
-                clause,
-                e.seq,
-                Breach::new(msg, vec![e.name.clone()]),
-            ));
-        }
-        pods.push((e.name.as_str(), e.uid.as_str()));
-    }
-    Ok(())
-}
-
 /// The set's `status.observedGeneration` never goes down: a controller
 /// never reports a spec older than one it already reported acting on.
 pub fn observed_generation_monotonic(

@@ -117,6 +117,12 @@ pub enum Defect {
     /// KEP-3541 Goal 6: a Progressing condition for every strategy that never
     /// changes (True, reason Progressing), so it tells nothing of progress.
     ConstantProgressing,
+    /// KEP-3541 Phase 2: deletes the orphans (ordinals >= replicas) but does
+    /// not wait for them to be gone before creating the new pods.
+    OrphansNotAwaited,
+    /// KEP-961: takes a percentage maxUnavailable of the staged pods
+    /// (replicas - partition) instead of the desired pods.
+    PercentOfStaged,
     /// KEP-3541 Phase 1: reports RecreateInProgress only once it creates
     /// pods again, keeping the condition it had while it deletes and waits.
     LateRecreateInProgress,
@@ -195,7 +201,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 56] = [
+    pub const ALL: [(&'static str, Defect); 58] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -243,6 +249,8 @@ impl Defect {
         ),
         ("recreate-never-promotes", Defect::RecreateNeverPromotes),
         ("constant-progressing", Defect::ConstantProgressing),
+        ("orphans-not-awaited", Defect::OrphansNotAwaited),
+        ("percent-of-staged", Defect::PercentOfStaged),
         ("late-recreate-in-progress", Defect::LateRecreateInProgress),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
@@ -349,6 +357,30 @@ pub fn distort_input(
         Defect::SkipOrphans => {
             if recreate {
                 pods_seen.retain(|p| pods::ordinal(p).is_none_or(|o| o < end));
+            }
+        }
+        Defect::OrphansNotAwaited => {
+            if recreate {
+                pods_seen.retain(|p| {
+                    !(pods::is_terminating(p) && pods::ordinal(p).is_some_and(|o| o >= end))
+                });
+            }
+        }
+        Defect::PercentOfStaged => {
+            let replicas = pods::spec_replicas(set);
+            if let Some(r) = set
+                .spec
+                .update_strategy
+                .as_mut()
+                .and_then(|u| u.rolling_update.as_mut())
+            {
+                let partition = r.partition.unwrap_or(0).clamp(0, replicas);
+                if let Some(IntOrString::String(p)) = r.max_unavailable.as_ref() {
+                    if let Ok(percent) = p.trim_end_matches('%').parse::<i32>() {
+                        let staged = replicas - partition;
+                        r.max_unavailable = Some(IntOrString::Int((staged * percent / 100).max(1)));
+                    }
+                }
             }
         }
         Defect::BudgetOffByOne => {
