@@ -34,6 +34,16 @@ async fn controlled_by_nothing(w: &mut KepWorld, n: u64, pod: String) -> anyhow:
     ownership::controlled_by(w.sc()?, &pod, None, Duration::from_secs(n)).await
 }
 
+#[when(expr = "a pod {string} with the labels of {string} is created")]
+async fn stray(w: &mut KepWorld, pod: String, set: String) -> anyhow::Result<()> {
+    Ok(kepspec::harness::ownership::stray_pod(w.sc()?, &pod, &set).await?)
+}
+
+#[then(expr = "for {int} seconds pod {string} is controlled by nothing")]
+async fn never_controlled(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    kepspec::harness::ownership::never_controlled(w.sc()?, &pod, Duration::from_secs(n)).await
+}
+
 #[then(expr = "pod {string} was neither deleted nor created again")]
 async fn kept(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
     ownership::kept(w.sc()?, &pod).await

@@ -8,7 +8,10 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
   namespace whose labels the selector matches and whose name makes it a
   member of the set is adopted; a pod the set controls that the selector no
   longer matches is released; neither while the set is being deleted.
-  Upstream's e2e test should adopt matching orphans and release
+  The name rule is upstream's isMemberOf (stateful_set_utils.go), the
+  filter getPodsForStatefulSet hands to ClaimPods (stateful_set.go): a pod
+  the selector matches whose name is not the set's name and an ordinal is
+  never adopted. Upstream's e2e test should adopt matching orphans and release
   non-matching pods (test/e2e/apps/statefulset.go) strips a pod's
   ownerReferences, then its labels, then restores them, and waits each time
   for the controller reference to name the set, or nothing.
@@ -50,3 +53,12 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
     And within 60 seconds the PersistentVolumeClaim "data-web-1" is gone
     And within 60 seconds the PersistentVolumeClaim "data-web-0" exists
     And pods were deleted in the order web-2, web-1
+
+  Scenario: a pod the selector matches, named outside the set, is not adopted
+    # rejects: a controller that adopts by selector alone (web-debug would then go with the set's cascading deletion)
+    Given a StatefulSet "web" with 1 replica
+    And all pods of "web" are running and ready
+    When a pod "web-debug" with the labels of "web" is created
+    Then for 3 seconds pod "web-debug" is controlled by nothing
+    And pod "web-0" was neither deleted nor created again
+

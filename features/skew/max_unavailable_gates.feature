@@ -7,7 +7,10 @@ Feature: maxUnavailable when a component has the gate off
   dropped." "If the object with this field already exists, we maintain is as
   it is". upstream-statefulset-facts, "Validation (apiserver)": "With the gate
   off on the apiserver, a new maxUnavailable is silently dropped (kept if
-  already stored)."
+  already stored)." With its gate off the controller runs the rolling update
+  of before KEP-961, where, upstream-statefulset-facts, "Reconcile order (one
+  sync)": "an unavailable pod makes it wait", a pod being available once it
+  has been ready for minReadySeconds.
 
   Where sources disagree: KEP-961's production readiness answer on failed
   rollouts says instead that "Attempts to use maxUnavailable in StatefulSet
@@ -36,6 +39,7 @@ Feature: maxUnavailable when a component has the gate off
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If we try to set this field, it will be silently dropped."
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
   # cite: upstream-statefulset-facts | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "an unavailable pod makes it wait"
   # cite: kep-961 | How can a rollout or rollback fail? Can it impact already running workloads? | "Attempts to use maxUnavailable in StatefulSet specifications will be rejected by the API server."
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
   # cite: kep-961 | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
@@ -47,6 +51,17 @@ Feature: maxUnavailable when a component has the gate off
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 4 pods of "web" run the update revision and are ready
+    And at no moment were more than 1 pod of "web" unavailable
+
+  # covers: M30
+  Scenario: controller gate off: the rolling update of before KEP-961 waits for each new pod to be available
+    # rejects: a controller whose gate-off rolling update deletes the next pod as soon as the last one is Ready, before minReadySeconds have passed
+    Given the controller runs with feature gate "MaxUnavailableStatefulSet" off
+    And a StatefulSet "web" with 3 replicas, min ready seconds "3" and termination taking "1" seconds
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 3 pods of "web" run the update revision and are ready
+    And the pods of "web" were replaced one at a time, highest ordinal first
     And at no moment were more than 1 pod of "web" unavailable
 
   # covers: M29 M35 M44

@@ -170,3 +170,82 @@ pub async fn backdate_ready(
     sc.wrote(Kind::Pod, &patched.metadata);
     Ok(())
 }
+
+/// Creates pod `name`, owned by nothing, with the labels the selector of
+/// set `set` matches: a stray whose name does not make it a member of the
+/// set (upstream's `isMemberOf`: the name is `<set>-<ordinal>`).
+pub async fn stray_pod(sc: &mut Scenario, name: &str, set: &str) -> Result<(), RequestError> {
+    let what = format!("create pod {name} with the labels of {set}");
+    let obj = sc
+        .sets_api()
+        .get(set)
+        .await
+        .map_err(|e| RequestError::from_kube(format!("read StatefulSet {set}"), e))?;
+    let labels = obj
+        .data
+        .pointer("/spec/selector/matchLabels")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"containers": [{"name": "app", "image": super::setspec::DEFAULT_IMAGE}]},
+    }))
+    .map_err(|e| RequestError {
+        what: what.clone(),
+        message: e.to_string(),
+        code: None,
+    })?;
+    sc.note_change().await;
+    let created = sc
+        .pods_api()
+        .create(&kube::api::PostParams::default(), &pod)
+        .await
+        .map_err(|e| RequestError::from_kube(what, e))?;
+    sc.wrote(Kind::Pod, &created.metadata);
+    Ok(())
+}
+
+/// Waits `window`, then checks that no recorded version of `pod` had a
+/// controller reference.
+pub async fn never_controlled(
+    sc: &mut Scenario,
+    pod: &str,
+    window: Duration,
+) -> anyhow::Result<()> {
+    tokio::time::sleep(window).await;
+    let t = sc.timeline().await?;
+    let adopted = t.of_object(Kind::Pod, pod).find_map(|e| {
+        e.object
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+            .map(|r| {
+                (
+                    e.seq,
+                    r["kind"].as_str().unwrap_or("?").to_string(),
+                    r["name"].as_str().unwrap_or("?").to_string(),
+                )
+            })
+    });
+    let result = match adopted {
+        None if t.of_object(Kind::Pod, pod).next().is_none() => {
+            Err(crate::history::Violation::at_entry(
+                &t,
+                &clauses::controller_reference(),
+                t.next_seq().saturating_sub(1),
+                crate::history::Breach::new(format!("pod {pod} has not been observed"), vec![]),
+            ))
+        }
+        None => Ok(()),
+        Some((seq, kind, name)) => Err(crate::history::Violation::at_entry(
+            &t,
+            &clauses::controller_reference(),
+            seq,
+            crate::history::Breach::new(
+                format!("pod {pod} was adopted: controlled by {kind} {name}"),
+                vec![pod.to_string()],
+            ),
+        )),
+    };
+    super::checks::keep(sc, result)
+}

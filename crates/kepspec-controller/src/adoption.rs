@@ -136,11 +136,22 @@ pub async fn claim(
         selector,
         deleting: set.metadata.deletion_timestamp.is_some(),
     };
+    #[cfg(feature = "defects")]
+    let by_selector =
+        super::defects::Defect::active() == Some(super::defects::Defect::AdoptBySelector);
+    #[cfg(not(feature = "defects"))]
+    let by_selector = false;
     #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
     let mut pod_claims: Vec<Claim> = view
         .pods
         .iter()
-        .map(|p| decide(&claimant, &p.metadata, super::pods::is_member(&name, p)))
+        .map(|p| {
+            decide(
+                &claimant,
+                &p.metadata,
+                by_selector || super::pods::is_member(&name, p),
+            )
+        })
         .collect();
     #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
     let mut revision_claims: Vec<Claim> = view

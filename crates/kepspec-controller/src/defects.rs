@@ -123,6 +123,12 @@ pub enum Defect {
     /// KEP-961: takes a percentage maxUnavailable of the staged pods
     /// (replicas - partition) instead of the desired pods.
     PercentOfStaged,
+    /// With MaxUnavailableStatefulSet off, the one-at-a-time rolling update
+    /// waits for Running and Ready only, not for minReadySeconds.
+    LegacyLoopReadyOnly,
+    /// Adoption by the selector alone, without upstream's name rule
+    /// (`isMemberOf`).
+    AdoptBySelector,
     /// KEP-3541 Phase 1: reports RecreateInProgress only once it creates
     /// pods again, keeping the condition it had while it deletes and waits.
     LateRecreateInProgress,
@@ -201,7 +207,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 58] = [
+    pub const ALL: [(&'static str, Defect); 60] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -251,6 +257,8 @@ impl Defect {
         ("constant-progressing", Defect::ConstantProgressing),
         ("orphans-not-awaited", Defect::OrphansNotAwaited),
         ("percent-of-staged", Defect::PercentOfStaged),
+        ("legacy-loop-ready-only", Defect::LegacyLoopReadyOnly),
+        ("adopt-by-selector", Defect::AdoptBySelector),
         ("late-recreate-in-progress", Defect::LateRecreateInProgress),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
@@ -364,6 +372,17 @@ pub fn distort_input(
                 pods_seen.retain(|p| {
                     !(pods::is_terminating(p) && pods::ordinal(p).is_some_and(|o| o >= end))
                 });
+            }
+        }
+        Defect::LegacyLoopReadyOnly => {
+            let rolling = set
+                .spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.type_.as_deref())
+                .is_none_or(|t| t == "RollingUpdate");
+            if rolling && !gates.max_unavailable_statefulset {
+                set.spec.min_ready_seconds = None;
             }
         }
         Defect::PercentOfStaged => {
@@ -480,6 +499,7 @@ pub fn distort_input(
         | Defect::RecreateNeverPromotes
         | Defect::ConstantProgressing
         | Defect::LateRecreateInProgress
+        | Defect::AdoptBySelector
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
         | Defect::ClaimOwnerTakeover
