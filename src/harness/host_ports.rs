@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Node, Pod};
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::core::v1::Node;
+use kube::api::{Api, ListParams};
 use serde_json::{json, Value};
 
 use super::clauses;
@@ -59,26 +59,18 @@ async fn schedulable_node(sc: &Scenario) -> Result<String, RequestError> {
 pub async fn hold_port(sc: &mut Scenario, name: &str, port: i32) -> Result<(), RequestError> {
     let node = schedulable_node(sc).await?;
     let what = format!("create pod {name} holding host port {port}");
-    let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "spec": {
-            "nodeName": node,
-            "containers": [{"name": "holder", "image": DEFAULT_IMAGE,
-                "ports": [{"name": "conflict", "containerPort": port, "hostPort": port}]}],
-        },
-    }))
-    .map_err(|e| RequestError {
-        what: what.clone(),
-        message: e.to_string(),
-        code: None,
-    })?;
-    sc.note_change().await;
-    let created = sc
-        .pods_api()
-        .create(&PostParams::default(), &pod)
-        .await
-        .map_err(|e| RequestError::from_kube(what, e))?;
-    sc.wrote(Kind::Pod, &created.metadata);
+    sc.create_pod(
+        what,
+        json!({
+            "metadata": {"name": name},
+            "spec": {
+                "nodeName": node,
+                "containers": [{"name": "holder", "image": DEFAULT_IMAGE,
+                    "ports": [{"name": "conflict", "containerPort": port, "hostPort": port}]}],
+            },
+        }),
+    )
+    .await?;
     sc.remembered.insert(remember_key(name), node);
     Ok(())
 }

@@ -15,6 +15,13 @@ use super::scenario::{RequestError, Scenario};
 use super::waits::wait;
 use crate::history::Kind;
 
+/// The controller ownerReference of a recorded object, if it has one.
+fn controller_of(obj: &Value) -> Option<&Value> {
+    obj.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+}
+
 /// Patches a pod's metadata with a merge patch, as a change of the scenario.
 async fn patch_meta(
     sc: &mut Scenario,
@@ -92,11 +99,7 @@ pub async fn controlled_by(
         let Some(p) = t.of_object(Kind::Pod, &pod).last() else {
             return Some(format!("pod {pod} has not been observed"));
         };
-        let controller = p
-            .object
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .and_then(|refs| refs.iter().find(|r| r["controller"] == true));
+        let controller = controller_of(&p.object);
         let describe = |r: &Value| {
             format!(
                 "{} {} (uid {})",
@@ -186,22 +189,14 @@ pub async fn stray_pod(sc: &mut Scenario, name: &str, set: &str) -> Result<(), R
         .pointer("/spec/selector/matchLabels")
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
-        "metadata": {"name": name, "labels": labels},
-        "spec": {"containers": [{"name": "app", "image": super::setspec::DEFAULT_IMAGE}]},
-    }))
-    .map_err(|e| RequestError {
-        what: what.clone(),
-        message: e.to_string(),
-        code: None,
-    })?;
-    sc.note_change().await;
-    let created = sc
-        .pods_api()
-        .create(&kube::api::PostParams::default(), &pod)
-        .await
-        .map_err(|e| RequestError::from_kube(what, e))?;
-    sc.wrote(Kind::Pod, &created.metadata);
+    sc.create_pod(
+        what,
+        json!({
+            "metadata": {"name": name, "labels": labels},
+            "spec": {"containers": [{"name": "app", "image": super::setspec::DEFAULT_IMAGE}]},
+        }),
+    )
+    .await?;
     Ok(())
 }
 
@@ -215,17 +210,13 @@ pub async fn never_controlled(
     tokio::time::sleep(window).await;
     let t = sc.timeline().await?;
     let adopted = t.of_object(Kind::Pod, pod).find_map(|e| {
-        e.object
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
-            .map(|r| {
-                (
-                    e.seq,
-                    r["kind"].as_str().unwrap_or("?").to_string(),
-                    r["name"].as_str().unwrap_or("?").to_string(),
-                )
-            })
+        controller_of(&e.object).map(|r| {
+            (
+                e.seq,
+                r["kind"].as_str().unwrap_or("?").to_string(),
+                r["name"].as_str().unwrap_or("?").to_string(),
+            )
+        })
     });
     let result = match adopted {
         None if t.of_object(Kind::Pod, pod).next().is_none() => {

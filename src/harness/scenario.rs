@@ -229,6 +229,28 @@ impl Scenario {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 
+    /// Creates a pod of the scenario's own (not a set's) from its manifest,
+    /// as a change of the scenario; `what` names the request in errors.
+    pub(crate) async fn create_pod(
+        &mut self,
+        what: String,
+        manifest: serde_json::Value,
+    ) -> Result<Pod, RequestError> {
+        let pod: Pod = serde_json::from_value(manifest).map_err(|e| RequestError {
+            what: what.clone(),
+            message: e.to_string(),
+            code: None,
+        })?;
+        self.note_change().await;
+        let created = self
+            .pods_api()
+            .create(&kube::api::PostParams::default(), &pod)
+            .await
+            .map_err(|e| RequestError::from_kube(what, e))?;
+        self.wrote(Kind::Pod, &created.metadata);
+        Ok(created)
+    }
+
     /// Creates a set from its spec.
     pub async fn create_set(&mut self, spec: SetSpec) -> Result<(), RequestError> {
         let obj = spec.to_object();

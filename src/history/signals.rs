@@ -37,6 +37,16 @@ impl ConditionSpec<'_> {
                 })
             })
     }
+
+    /// `Type=Status (Reason)`, as messages name the expected condition.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}={}{}",
+            self.type_,
+            self.status,
+            self.reason.map(|r| format!(" ({r})")).unwrap_or_default()
+        )
+    }
 }
 
 /// The conditions of `obj`, as `Type=Status (Reason)`.
@@ -76,18 +86,18 @@ pub fn condition_at_end(
         ),
         None => (t.next_seq(), format!("{set} was never observed")),
     };
-    let msg = format!(
-        "expected condition {}={}{}; {msg}",
-        cond.type_,
-        cond.status,
-        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
-    );
+    let msg = format!("expected condition {}; {msg}", cond.describe());
     Err(Violation::at_entry(
         t,
         clause,
         seq,
         Breach::new(msg, vec![]),
     ))
+}
+
+/// Whether `e` is a recorded state of StatefulSet `set` with the condition.
+fn is_state_with(e: &super::timeline::Entry, set: &str, cond: &ConditionSpec<'_>) -> bool {
+    e.kind == Kind::StatefulSet && e.name == set && cond.matches(&e.object)
 }
 
 /// Some state of StatefulSet `set` at or after `from_seq` had the condition.
@@ -103,16 +113,11 @@ pub fn condition_seen(
         .entries()
         .iter()
         .skip(skip)
-        .any(|e| e.kind == Kind::StatefulSet && e.name == set && cond.matches(&e.object));
+        .any(|e| is_state_with(e, set, cond));
     if seen {
         return Ok(());
     }
-    let msg = format!(
-        "condition {}={}{} never observed on {set}",
-        cond.type_,
-        cond.status,
-        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
-    );
+    let msg = format!("condition {} never observed on {set}", cond.describe());
     Err(Violation::at_entry(
         t,
         clause,
@@ -145,16 +150,11 @@ pub fn condition_seen_before_creation(
     let until = first_created.as_ref().map_or(u64::MAX, |(seq, _)| *seq);
     let seen = entries
         .take_while(|e| e.seq < until)
-        .any(|e| e.kind == Kind::StatefulSet && e.name == set && cond.matches(&e.object));
+        .any(|e| is_state_with(e, set, cond));
     if seen {
         return Ok(());
     }
-    let what = format!(
-        "condition {}={}{}",
-        cond.type_,
-        cond.status,
-        cond.reason.map(|r| format!(" ({r})")).unwrap_or_default()
-    );
+    let what = format!("condition {}", cond.describe());
     let (seq, msg, pods) = match first_created {
         Some((seq, pod)) => (
             seq,
