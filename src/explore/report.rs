@@ -176,6 +176,7 @@ mod tests {
                 deviations: Vec::new(),
                 round: None,
                 facts: Vec::new(),
+                artifacts: None,
             }),
             Duration::ZERO,
         );

@@ -1,9 +1,15 @@
 //! A self-contained HTML report: inline CSS, inline SVG pictures, no
 //! scripts, no external resources. All user text is escaped.
+//!
+//! Failed scenarios come first; filters by outcome and by tag are radio
+//! buttons read by CSS (`:has`), so they work where a CI viewer's content
+//! policy forbids scripts; a table tallies outcomes per KEP and tag.
 
-use super::model::{Feature, Run, Scenario, Status};
+use super::model::{Feature, Run, Scenario, Status, Totals, NOT_RUN_AFTER_FAILURE};
+use super::swimlane::StepMark;
 use super::{escape, swimlane};
 use crate::history::Timeline;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 const STYLE: &str = "
@@ -28,6 +34,14 @@ svg .grid{stroke:#eee}svg .tick,svg .axis-label{fill:#555}svg .lane{fill:#222}
 table.index{border-collapse:collapse;margin:8px 0}table.index td{padding:2px 10px 2px 0}
 table.comparison{border-collapse:collapse;margin:8px 0;background:#fff}table.comparison th,table.comparison td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;font-size:.9em}
 .refs{font-size:.8em;margin-left:4px}.refs a{color:#1f5f7a}
+form.filters{background:#fff;border:1px solid #ddd;border-radius:4px;padding:6px 10px;margin:10px 0}
+form.filters fieldset{border:0;margin:0;padding:2px 0}form.filters legend{float:left;width:60px;color:#555;font-size:.9em;padding:0}
+form.filters label{font-size:.85em;margin:0 10px 0 2px;cursor:pointer}
+table.tally{border-collapse:collapse;margin:8px 0;background:#fff}table.tally th,table.tally td{border:1px solid #ddd;padding:2px 8px;font-size:.85em;text-align:right}
+table.tally td:first-child,table.tally th:first-child{text-align:left}table.tally label{cursor:pointer;color:#1f5f7a}
+td.reason{color:#666;font-size:.85em}p.moved{margin:6px 0;font-size:.9em}
+ol.steps li.not-run{color:#999;font-style:italic}.at{color:#777;font-size:.85em}
+a.objects{font-size:.9em}
 ";
 
 /// The class and word of a scenario's outcome (a pass through a declared
@@ -88,12 +102,44 @@ pub fn render(run: &Run) -> String {
         }
         out.push_str("</table>\n");
     }
-    index(&mut out, run);
+    let tags = Tags::of(run);
+    filters(&mut out, &t, &tags);
+    out.push_str("<style>");
+    out.push_str(&filter_rules(&tags));
+    out.push_str("</style>\n");
+    tally(&mut out, run, &tags);
+    index(&mut out, run, &tags);
     out.push_str(&super::comparison::html(&super::comparison::table(
         run, anchor,
     )));
+    let failed: Vec<(usize, usize)> = run
+        .features
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.scenarios
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| first(s))
+                .map(move |(si, _)| (fi, si))
+        })
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "<section class=\"feature failures\">\n<h2>Failed ({})</h2>",
+            failed.len()
+        );
+        for &(fi, si) in &failed {
+            let f = &run.features[fi];
+            let s = &f.scenarios[si];
+            let _ = writeln!(out, "<p class=\"path\">{}:{}</p>", escape(&f.path), s.line);
+            scenario(&mut out, &anchor(fi, si), s, &tags);
+        }
+        out.push_str("</section>\n");
+    }
     for (fi, f) in run.features.iter().enumerate() {
-        feature(&mut out, fi, f);
+        feature(&mut out, fi, f, &tags);
     }
     out.push_str("</body>\n</html>\n");
     out
@@ -103,45 +149,245 @@ fn anchor(fi: usize, si: usize) -> String {
     format!("s{fi}-{si}")
 }
 
-fn index(out: &mut String, run: &Run) {
-    out.push_str("<table class=\"index\">\n");
-    for (fi, f) in run.features.iter().enumerate() {
-        for (si, s) in f.scenarios.iter().enumerate() {
-            let (cls, word) = outcome(s);
-            let _ = writeln!(
-                out,
-                "<tr><td><span class=\"badge {}\">{}</span></td><td><a href=\"#{}\">{}</a></td><td class=\"path\">{}</td></tr>",
-                cls,
-                word,
-                anchor(fi, si),
-                escape(&s.name),
-                escape(&f.name)
-            );
+/// Scenarios shown first, in the "Failed" section (failed or not
+/// implemented).
+fn first(s: &Scenario) -> bool {
+    matches!(s.status, Status::Failed | Status::NotImplemented)
+}
+
+/// Every tag of the run, numbered for the filter's element ids; KEP tags
+/// (`@kep-…`) first.
+struct Tags {
+    names: Vec<String>,
+}
+
+impl Tags {
+    fn of(run: &Run) -> Tags {
+        let mut names: Vec<String> = run
+            .features
+            .iter()
+            .flat_map(|f| &f.scenarios)
+            .flat_map(|s| s.tags.iter().cloned())
+            .collect();
+        names.sort_by(|a, b| (!a.starts_with("@kep-"), a).cmp(&(!b.starts_with("@kep-"), b)));
+        names.dedup();
+        Tags { names }
+    }
+
+    fn index(&self, tag: &str) -> Option<usize> {
+        self.names.iter().position(|t| t == tag)
+    }
+
+    /// The classes of a scenario's row and article: its outcome and tags.
+    fn classes(&self, s: &Scenario) -> String {
+        let mut out = format!("sc {}", outcome(s).0);
+        for t in &s.tags {
+            if let Some(i) = self.index(t) {
+                let _ = write!(out, " tag-{i}");
+            }
         }
+        out
+    }
+}
+
+/// The outcomes a filter can pick: class and label.
+const OUTCOMES: [(&str, &str); 5] = [
+    ("failed", "failed"),
+    ("not-implemented", "not implemented"),
+    ("deviation", "passed with deviation"),
+    ("passed", "passed"),
+    ("skipped", "skipped"),
+];
+
+fn filters(out: &mut String, t: &Totals, tags: &Tags) {
+    let count = |class: &str| match class {
+        "failed" => t.failed,
+        "not-implemented" => t.not_implemented,
+        "deviation" => t.with_deviation,
+        "passed" => t.passed - t.with_deviation,
+        _ => t.skipped,
+    };
+    out.push_str("<form class=\"filters\">\n<fieldset><legend>outcome</legend><input type=\"radio\" name=\"outcome\" id=\"outcome-all\" checked=\"checked\"><label for=\"outcome-all\">all</label>");
+    for (class, label) in OUTCOMES {
+        let _ = write!(
+            out,
+            "<input type=\"radio\" name=\"outcome\" id=\"outcome-{class}\"><label for=\"outcome-{class}\">{label} ({})</label>",
+            count(class)
+        );
+    }
+    out.push_str("</fieldset>\n<fieldset><legend>tag</legend><input type=\"radio\" name=\"tag\" id=\"tag-all\" checked=\"checked\"><label for=\"tag-all\">all</label>");
+    for (i, name) in tags.names.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<input type=\"radio\" name=\"tag\" id=\"tag-{i}\"><label for=\"tag-{i}\">{}</label>",
+            escape(name)
+        );
+    }
+    out.push_str("</fieldset>\n</form>\n");
+}
+
+/// The CSS that hides what a checked filter leaves out: rows, articles and
+/// the feature sections with nothing left to show.
+fn filter_rules(tags: &Tags) -> String {
+    let mut css = String::new();
+    for (class, _) in OUTCOMES {
+        let _ = writeln!(
+            css,
+            "body:has(#outcome-{class}:checked) .sc:not(.{class}),body:has(#outcome-{class}:checked) section.feature:not(:has(.sc.{class})){{display:none}}"
+        );
+    }
+    for i in 0..tags.names.len() {
+        let _ = writeln!(
+            css,
+            "body:has(#tag-{i}:checked) .sc:not(.tag-{i}),body:has(#tag-{i}:checked) section.feature:not(:has(.sc.tag-{i})){{display:none}}"
+        );
+    }
+    css
+}
+
+/// Outcomes per tag (KEP tags first), each tag a label that sets the tag
+/// filter.
+fn tally(out: &mut String, run: &Run, tags: &Tags) {
+    let mut by_tag: BTreeMap<usize, Totals> = BTreeMap::new();
+    for s in run.features.iter().flat_map(|f| &f.scenarios) {
+        for t in &s.tags {
+            if let Some(i) = tags.index(t) {
+                by_tag.entry(i).or_default().add(s);
+            }
+        }
+    }
+    if by_tag.is_empty() {
+        return;
+    }
+    out.push_str("<details class=\"listing\" open=\"open\"><summary>outcomes by KEP and tag</summary>\n<table class=\"tally\">\n<tr><th>tag</th><th>scenarios</th><th>passed</th><th>with deviation</th><th>failed</th><th>skipped</th><th>not implemented</th></tr>\n");
+    for (i, t) in by_tag {
+        let _ = writeln!(
+            out,
+            "<tr><td><label for=\"tag-{i}\">{}</label></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&tags.names[i]),
+            t.scenarios,
+            t.passed - t.with_deviation,
+            t.with_deviation,
+            t.failed,
+            t.skipped,
+            t.not_implemented
+        );
+    }
+    out.push_str("</table>\n</details>\n");
+}
+
+/// One row per scenario, failures first, with why a scenario was skipped
+/// or which step failed.
+fn index(out: &mut String, run: &Run, tags: &Tags) {
+    let mut rows: Vec<(usize, usize)> = run
+        .features
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| (0..f.scenarios.len()).map(move |si| (fi, si)))
+        .collect();
+    rows.sort_by_key(|&(fi, si)| !first(&run.features[fi].scenarios[si]));
+    out.push_str("<table class=\"index\">\n");
+    for (fi, si) in rows {
+        let f = &run.features[fi];
+        let s = &f.scenarios[si];
+        let (cls, word) = outcome(s);
+        let why = match (&s.status, s.failed_step()) {
+            (Status::Skipped { reason }, _) => escape(reason),
+            (Status::Failed, Some(st)) => format!(
+                "failed step, line {}: {} {}",
+                st.line,
+                escape(st.keyword.trim()),
+                escape(&st.text)
+            ),
+            _ => String::new(),
+        };
+        let objects = s
+            .artifacts
+            .as_deref()
+            .map(|a| format!(" <a class=\"objects\" href=\"{}/\">objects</a>", escape(a)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr class=\"{}\"><td><span class=\"badge {}\">{}</span></td><td><a href=\"#{}\">{}</a>{objects}</td><td class=\"path\">{}:{}</td><td class=\"reason\">{why}</td></tr>",
+            tags.classes(s),
+            cls,
+            word,
+            anchor(fi, si),
+            escape(&s.name),
+            escape(&f.path),
+            s.line
+        );
     }
     out.push_str("</table>\n");
 }
 
-fn feature(out: &mut String, fi: usize, f: &Feature) {
+fn feature(out: &mut String, fi: usize, f: &Feature, tags: &Tags) {
     let _ = writeln!(
         out,
-        "<section>\n<h2>Feature: {}</h2>\n<p class=\"path\">{}</p>",
+        "<section class=\"feature\">\n<h2>Feature: {}</h2>\n<p class=\"path\">{}</p>",
         escape(&f.name),
         escape(&f.path)
     );
     for (si, s) in f.scenarios.iter().enumerate() {
-        scenario(out, &anchor(fi, si), s);
+        if first(s) {
+            // Shown in full in the Failed section at the top.
+            let (cls, word) = outcome(s);
+            let _ = writeln!(
+                out,
+                "<p class=\"moved {}\"><span class=\"badge {cls}\">{word}</span><a href=\"#{}\">{}</a> (line {}, shown under Failed)</p>",
+                tags.classes(s),
+                anchor(fi, si),
+                escape(&s.name),
+                s.line
+            );
+        } else {
+            scenario(out, &anchor(fi, si), s, tags);
+        }
     }
     out.push_str("</section>\n");
 }
 
-fn scenario(out: &mut String, id: &str, s: &Scenario) {
+/// Where each step that ran sits on the timeline's clock.
+fn step_marks(s: &Scenario, t: &Timeline) -> Vec<StepMark> {
+    let Some(origin) = t.origin else {
+        return Vec::new();
+    };
+    s.steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, st)| {
+            let since = st.started?.duration_since(origin);
+            let at = std::time::Duration::try_from(since).ok()?;
+            Some(StepMark {
+                number: i + 1,
+                at,
+                title: format!(
+                    "{}. line {}: {} {}",
+                    i + 1,
+                    st.line,
+                    st.keyword.trim(),
+                    st.text
+                ),
+            })
+        })
+        .collect()
+}
+
+fn scenario(out: &mut String, id: &str, s: &Scenario, tags: &Tags) {
     let (cls, word) = outcome(s);
     let _ = writeln!(
         out,
-        "<article id=\"{id}\" class=\"{cls}\">\n<h3><span class=\"badge {cls}\">{word}</span>{}</h3>",
+        "<article id=\"{id}\" class=\"{}\">\n<h3><span class=\"badge {cls}\">{word}</span>{}</h3>",
+        tags.classes(s),
         escape(&s.name)
     );
+    if let Some(a) = &s.artifacts {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\"><a class=\"objects\" href=\"{0}/\">the objects and timeline as the scenario left them: {0}/</a></p>",
+            escape(a)
+        );
+    }
     if !s.deviations.is_empty() {
         out.push_str("<ul class=\"deviations\">\n");
         for d in &s.deviations {
@@ -170,16 +416,28 @@ fn scenario(out: &mut String, id: &str, s: &Scenario) {
             _ => String::new(),
         }
     );
+    let marks = s
+        .timeline
+        .as_ref()
+        .map(|t| step_marks(s, t))
+        .unwrap_or_default();
     out.push_str("<ol class=\"steps\">\n");
-    for st in &s.steps {
+    for (i, st) in s.steps.iter().enumerate() {
+        let not_run =
+            matches!(&st.status, Status::Skipped { reason } if reason == NOT_RUN_AFTER_FAILURE);
+        let at = marks
+            .iter()
+            .find(|m| m.number == i + 1)
+            .map(|m| format!(" <span class=\"at\">at +{:.2}s</span>", m.at.as_secs_f64()))
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<li class=\"{}\"><span class=\"kw\">{}</span> {} <span class=\"line\">line {} · {}</span>",
-            class(&st.status),
+            "<li class=\"{}\"><span class=\"kw\">{}</span> {} <span class=\"line\">line {} · {}</span>{at}",
+            if not_run { "not-run" } else { class(&st.status) },
             escape(st.keyword.trim()),
             escape(&st.text),
             st.line,
-            st.status.word()
+            if not_run { "not run" } else { st.status.word() }
         );
         if let Some(m) = &st.message {
             let _ = write!(out, "<pre>{}</pre>", escape(m));
@@ -204,7 +462,7 @@ fn scenario(out: &mut String, id: &str, s: &Scenario) {
     if let Some(t) = &s.timeline {
         if !t.is_empty() {
             out.push_str("<div class=\"picture\">\n");
-            out.push_str(&swimlane::render(t, s.violation.as_ref()));
+            out.push_str(&swimlane::render(t, s.violation.as_ref(), &marks));
             out.push_str("</div>\n");
             timeline_listing(out, t, s.violation.as_ref().map(|v| v.seq));
         }

@@ -155,6 +155,7 @@ mod tests {
             line: 14,
             status: Status::Failed,
             message: Some("expected 3, observed 2\nmore".into()),
+            started: None,
         });
         let run = Run {
             features: vec![

@@ -8,6 +8,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod set_lanes;
 pub mod swimlane;
 
 pub use model::{Feature, Run, Scenario, Status, Step, Totals};

@@ -51,7 +51,15 @@ pub struct Step {
     pub status: Status,
     /// The failure (or other) message.
     pub message: Option<String>,
+    /// Wall-clock time the step started (none for a step that never ran):
+    /// with the timeline's origin it places the step on the swimlane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<jiff::Timestamp>,
 }
+
+/// The skip reason of a step after the failing one, which cucumber never
+/// starts.
+pub const NOT_RUN_AFTER_FAILURE: &str = "not run: an earlier step failed";
 
 /// One scenario (an example of a scenario outline counts as one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,6 +91,10 @@ pub struct Scenario {
     /// table's cells).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<(String, String)>,
+    /// The folder (relative to the report folder) holding the objects and
+    /// timeline of a failed scenario, when they were written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
 }
 
 impl Scenario {
@@ -100,6 +112,7 @@ impl Scenario {
             deviations: Vec::new(),
             round: None,
             facts: Vec::new(),
+            artifacts: None,
         }
     }
 

@@ -14,6 +14,7 @@ fn step(keyword: &str, text: &str, line: u32, status: Status, message: Option<&s
         line,
         status,
         message: message.map(str::to_string),
+        started: None,
     }
 }
 
@@ -23,8 +24,16 @@ fn sample_run() -> Run {
     b.at(1.0).terminate("web-1").terminate("web-0");
     b.at(1.5).delete_pod("web-1");
     b.at(2.0).create_pod("web-1", "web-bbb");
+    b.at(2.5).set_status(
+        "web",
+        serde_json::json!({"readyReplicas": 0, "currentRevision": "web-aaa", "updateRevision": "web-bbb",
+            "conditions": [{"type": "Progressing", "status": "True", "reason": "RolloutInProgress"}]}),
+    );
     b.at(3.0).delete_pod("web-0");
-    let t = b.build();
+    let mut t = b.build();
+    let origin = jiff::Timestamp::from_second(1_800_000_000).unwrap();
+    t.origin = Some(origin);
+    let at = |secs: i64| Some(origin + jiff::SignedDuration::from_millis(secs));
     let violation = no_mixed_revisions(
         &t,
         &Clause::new("KEP-3541 Proposed Recreate Strategy Algorithm", NASTY),
@@ -39,20 +48,26 @@ fn sample_run() -> Run {
         tags: vec!["@kep-3541".into(), "@recreate".into()],
         status: Status::Failed,
         steps: vec![
-            step("Given ", "a StatefulSet \"web\"", 13, Status::Passed, None),
-            step(
-                "Then ",
-                "no pod of the update revision was created while a pod of another revision existed",
-                14,
-                Status::Failed,
-                Some(&format!("step failed: {NASTY}")),
-            ),
+            Step {
+                started: at(0),
+                ..step("Given ", "a StatefulSet \"web\"", 13, Status::Passed, None)
+            },
+            Step {
+                started: at(900),
+                ..step(
+                    "Then ",
+                    "no pod of the update revision was created while a pod of another revision existed",
+                    14,
+                    Status::Failed,
+                    Some(&format!("step failed: {NASTY}")),
+                )
+            },
             step(
                 "And ",
                 "skipped after failure",
                 15,
                 Status::Skipped {
-                    reason: "earlier step failed".into(),
+                    reason: NOT_RUN_AFTER_FAILURE.into(),
                 },
                 None,
             ),
@@ -63,6 +78,7 @@ fn sample_run() -> Run {
         deviations: Vec::new(),
         round: None,
         facts: Vec::new(),
+        artifacts: Some("failed/recreate-L12-fails".into()),
     };
     let passed = Scenario {
         name: "passes".into(),
@@ -76,6 +92,7 @@ fn sample_run() -> Run {
         deviations: Vec::new(),
         round: None,
         facts: Vec::new(),
+        artifacts: None,
     };
     let skipped = Scenario {
         name: "skipped".into(),
@@ -91,6 +108,7 @@ fn sample_run() -> Run {
         deviations: Vec::new(),
         round: None,
         facts: Vec::new(),
+        artifacts: None,
     };
     let todo = Scenario {
         name: "todo".into(),
@@ -110,6 +128,7 @@ fn sample_run() -> Run {
         deviations: Vec::new(),
         round: None,
         facts: Vec::new(),
+        artifacts: None,
     };
     Run {
         features: vec![
@@ -332,14 +351,79 @@ fn html_is_self_contained_escaped_and_draws_the_timeline() {
     assert!(html.contains("revision web-aaa") && html.contains("revision web-bbb"));
     assert!(html.contains("class=\"violation\""));
     assert!(html.contains("stroke=\"#d00\""));
-    assert!(html.contains("url(#hatch)"));
+    assert!(html.contains("url(#hatch-"));
     assert!(html.contains("class=\"gone\""));
     assert!(html.contains("skipped after failure"));
-    assert!(html.contains("<details class=\"listing\"><summary>timeline (11 entries)"));
+    assert!(html.contains("<details class=\"listing\"><summary>timeline (12 entries)"));
     assert!(
         html.contains("&gt; #9 +2.000s pod web-1 ADDED"),
         "the violation's entry is marked"
     );
+}
+
+#[test]
+fn html_puts_failures_first_and_explains_every_row() {
+    let html = html::render(&sample_run());
+    // The Failed section comes before the first feature section, and the
+    // index lists the failed and not-implemented scenarios before the rest.
+    let failed_section = html.find("<h2>Failed (2)</h2>").expect("a Failed section");
+    let first_feature = html.find("<h2>Feature:").unwrap();
+    assert!(failed_section < first_feature);
+    let index = &html[html.find("<table class=\"index\">").unwrap()..];
+    let rows: Vec<&str> = index
+        .split("<tr class=\"")
+        .skip(1)
+        .take(4)
+        .filter_map(|r| r.split('"').next())
+        .map(|r| r.split(' ').nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(rows, ["failed", "not-implemented", "passed", "skipped"]);
+    // Why each row is what it is: the skip reason, the failing step.
+    assert!(index.contains("no cluster a &lt;b&gt;"));
+    assert!(index.contains("failed step, line 14: Then no pod of the update revision"));
+    // The failed scenario's objects, linked relative to the report.
+    assert!(html.contains("href=\"failed/recreate-L12-fails/\""));
+    // The step after the failing one is shown as not run.
+    assert!(html.contains("<li class=\"not-run\"><span class=\"kw\">And</span> skipped after failure <span class=\"line\">line 15 · not run</span>"));
+    // The feature section keeps a pointer to the scenario shown above.
+    assert!(html.contains("shown under Failed"));
+}
+
+#[test]
+fn html_filters_by_outcome_and_tag_and_tallies_per_kep() {
+    let html = html::render(&sample_run());
+    assert!(html.contains("<input type=\"radio\" name=\"outcome\" id=\"outcome-failed\"><label for=\"outcome-failed\">failed (1)</label>"));
+    // KEP tags first among the tags.
+    let tags: Vec<&str> = html
+        .split("name=\"tag\" id=\"tag-")
+        .skip(2)
+        .filter_map(|s| s.split("</label>").next())
+        .filter_map(|s| s.rsplit('>').next())
+        .collect();
+    assert_eq!(tags, ["@kep-3541", "@needs-real-cluster", "@recreate"]);
+    assert!(html.contains("body:has(#outcome-failed:checked) .sc:not(.failed)"));
+    assert!(html.contains("body:has(#tag-0:checked) .sc:not(.tag-0)"));
+    // The tally row of the KEP: one scenario, failed.
+    assert!(html.contains("<tr><td><label for=\"tag-0\">@kep-3541</label></td><td>1</td><td>0</td><td>0</td><td>1</td><td>0</td><td>0</td></tr>"));
+    // Every scenario's row and article carry its outcome and tag classes.
+    assert!(html.contains("class=\"sc failed tag-0 tag-2\""));
+}
+
+#[test]
+fn swimlane_marks_steps_revisions_and_the_sets_status() {
+    let html = html::render(&sample_run());
+    // Steps that ran, numbered as in the list, at their time.
+    assert!(html.contains("<g class=\"step\"><title>2. line 14: Then no pod"));
+    assert!(html.contains("(+0.900s)"));
+    assert!(html.contains("<span class=\"at\">at +0.90s</span>"));
+    // Which revision is old and which new.
+    assert!(html.contains("revision web-aaa (old)"));
+    assert!(html.contains("revision web-bbb (new)"));
+    // The set's own lanes: status counts and the Progressing condition.
+    assert!(html.contains(">web status</text>"));
+    assert!(html.contains(">web Progressing</text>"));
+    assert!(html.contains("Progressing=True reason=RolloutInProgress"));
+    assert!(html.contains("updateRevision web-bbb"));
 }
 
 #[test]
@@ -361,7 +445,7 @@ fn swimlane_colours_are_stable_by_first_appearance() {
 
 #[test]
 fn swimlane_of_an_empty_timeline_is_valid() {
-    let svg = swimlane::render(&crate::history::Timeline::new(), None);
+    let svg = swimlane::render(&crate::history::Timeline::new(), None, &[]);
     check_markup(&svg, &[]).unwrap();
 }
 
@@ -375,7 +459,7 @@ fn write_sample_report() {
     write_file(&dir.join("junit.xml"), &junit::render(&run)).unwrap();
     let t = run.features[0].scenarios[0].timeline.as_ref().unwrap();
     let v = run.features[0].scenarios[0].violation.as_ref();
-    write_file(&dir.join("lanes.svg"), &swimlane::render(t, v)).unwrap();
+    write_file(&dir.join("lanes.svg"), &swimlane::render(t, v, &[])).unwrap();
 }
 
 #[test]
@@ -385,7 +469,7 @@ fn swimlanes_keep_sets_apart() {
         .create_pod("db-0", "x")
         .create_pod("web-1", "a")
         .create_pod("loner", "a");
-    let svg = swimlane::render(&b.build(), None);
+    let svg = swimlane::render(&b.build(), None, &[]);
     let lanes: Vec<&str> = svg
         .split("class=\"lane\"")
         .skip(1)
@@ -448,28 +532,8 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     });
     let comparison_anchor = format!("#s{}-0", run.features.len() - 1);
     std::fs::write(&page, html::render(&run)).unwrap();
-    let profile = dir.path().join("profile");
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "chromium failed: {log}");
+    let (dom, log, ok) = headless(&browser, dir.path(), &page, &["--dump-dom"]);
+    assert!(ok, "chromium failed: {log}");
     // The page rendered: the scenario, its swimlane picture and the violation line.
     assert!(
         dom.contains("<svg"),
@@ -485,4 +549,115 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     assert!(dom.contains(&format!("<a href=\"{comparison_anchor}\"")));
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments; returns its
+/// standard output, its log and whether it succeeded.
+fn headless(
+    browser: &std::path::Path,
+    dir: &std::path::Path,
+    page: &std::path::Path,
+    extra: &[&str],
+) -> (String, String, bool) {
+    let profile = dir.join("profile");
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+/// The report's filters, worked by the browser's own CSS: with a filter
+/// checked, exactly the matching scenarios stay visible. (The report has no
+/// script; the test adds one to its copy to read what is displayed.)
+#[test]
+fn html_filters_work_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "Chromium is not installed, but CI must render the report"
+        );
+        eprintln!("skipped: Chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = html::render(&sample_run());
+    let probe = "<script>document.body.setAttribute('data-visible',[...document.querySelectorAll('article.sc')].filter(a=>getComputedStyle(a).display!='none').map(a=>a.id).join(','));document.body.setAttribute('data-rows',[...document.querySelectorAll('table.index tr')].filter(r=>getComputedStyle(r).display!='none').length);document.body.setAttribute('data-steps',document.querySelectorAll('svg g.step').length);document.body.setAttribute('data-lanes',[...document.querySelectorAll('svg text.set')].map(t=>t.textContent).join(','));</script></body>";
+    let visible = |checked: &str| {
+        let page = dir.path().join(format!("{checked}.html"));
+        let doc = html
+            .replace(" checked=\"checked\"", "")
+            .replace(
+                &format!("id=\"{checked}\""),
+                &format!("id=\"{checked}\" checked=\"checked\""),
+            )
+            .replace("</body>", probe);
+        std::fs::write(&page, doc).unwrap();
+        let (dom, log, ok) = headless(&browser, dir.path(), &page, &["--dump-dom"]);
+        assert!(ok, "chromium failed: {log}");
+        let attr = |name: &str| {
+            dom.split(&format!("{name}=\""))
+                .nth(1)
+                .and_then(|s| s.split('"').next())
+                .unwrap_or_else(|| panic!("no {name} in the rendered page: {log}"))
+                .to_string()
+        };
+        (
+            attr("data-visible"),
+            attr("data-rows"),
+            attr("data-steps"),
+            attr("data-lanes"),
+        )
+    };
+    // Nothing checked but "all": every scenario.
+    let (all, rows, steps, lanes) = visible("outcome-all");
+    assert_eq!(all, "s0-0,s1-1,s0-1,s1-0");
+    assert_eq!(rows, "4");
+    // The two steps that ran are marked; the set has its two lanes.
+    assert_eq!(steps, "2");
+    assert_eq!(lanes, "web status,web Progressing");
+    assert_eq!(visible("outcome-failed").0, "s0-0");
+    assert_eq!(visible("outcome-failed").1, "1");
+    assert_eq!(visible("outcome-skipped").0, "s1-0");
+    assert_eq!(visible("outcome-not-implemented").0, "s1-1");
+    // Tag 1 is @needs-real-cluster (KEP tags first, then by name).
+    assert_eq!(visible("tag-1").0, "s1-0");
+    assert_eq!(visible("tag-2").0, "s0-0");
+    // And a screenshot of the whole page is a picture, not an error page.
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, &html).unwrap();
+    let shot = dir.path().join("report.png");
+    let (_, log, ok) = headless(
+        &browser,
+        dir.path(),
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1600",
+            "--hide-scrollbars",
+        ],
+    );
+    assert!(ok, "chromium failed: {log}");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    // The width and height in the IHDR chunk are the window's.
+    assert_eq!(&png[16..24], &[0, 0, 5, 0, 0, 0, 6, 64]);
 }

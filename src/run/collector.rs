@@ -80,6 +80,8 @@ pub struct Results {
 struct Collected {
     run: model::Run,
     started: HashMap<Key, Instant>,
+    /// When each running step started, by scenario and step line.
+    step_started: HashMap<(Key, u32), jiff::Timestamp>,
 }
 
 impl Results {
@@ -169,6 +171,7 @@ impl Collector {
     fn on_scenario<W>(
         &mut self,
         feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
         sc: &gherkin::Scenario,
         ev: &ScenarioEv<W>,
     ) {
@@ -191,11 +194,16 @@ impl Collector {
                     line: sc.position.line as u32,
                     status: Status::Failed,
                     message: Some(panic_text(info)),
+                    started: None,
                 });
             }
             ScenarioEv::Background(step, s) | ScenarioEv::Step(step, s) => {
+                let step_key = (k.clone(), step.position.line as u32);
                 let (status, message) = match s {
-                    StepEv::Started => return,
+                    StepEv::Started => {
+                        c.step_started.insert(step_key, jiff::Timestamp::now());
+                        return;
+                    }
                     StepEv::Passed(..) => (Status::Passed, None),
                     StepEv::Skipped => (
                         Status::Skipped {
@@ -205,6 +213,8 @@ impl Collector {
                     ),
                     StepEv::Failed(_, _, _, err) => (Status::Failed, Some(step_error_text(err))),
                 };
+                let started = c.step_started.remove(&step_key);
+                let entry = scenario_mut(&mut c.run, feature, sc, round);
                 if status == Status::Failed {
                     entry.status = Status::Failed;
                 }
@@ -214,10 +224,14 @@ impl Collector {
                     line: step.position.line as u32,
                     status,
                     message,
+                    started,
                 });
             }
             ScenarioEv::Finished => {
                 let entry = scenario_mut(&mut c.run, feature, sc, round);
+                if entry.status == Status::Failed {
+                    not_run_steps(entry, feature, rule, sc);
+                }
                 if entry
                     .steps
                     .iter()
@@ -280,6 +294,42 @@ impl Collector {
             }
             self.draw_bar(running);
         }
+    }
+}
+
+/// Appends the steps cucumber never started after a failure (the
+/// background's and the scenario's, in order), so every report shows them
+/// as not run rather than leaving them out.
+fn not_run_steps(
+    entry: &mut model::Scenario,
+    feature: &gherkin::Feature,
+    rule: Option<&gherkin::Rule>,
+    sc: &gherkin::Scenario,
+) {
+    let background = feature.background.iter().flat_map(|b| &b.steps);
+    let rule_background = rule
+        .and_then(|r| r.background.as_ref())
+        .into_iter()
+        .flat_map(|b| &b.steps);
+    for step in background.chain(rule_background).chain(&sc.steps) {
+        let line = step.position.line as u32;
+        if entry
+            .steps
+            .iter()
+            .any(|s| s.line == line && !s.keyword.ends_with("hook"))
+        {
+            continue;
+        }
+        entry.steps.push(model::Step {
+            keyword: step.keyword.trim().to_string(),
+            text: step.value.clone(),
+            line,
+            status: Status::Skipped {
+                reason: model::NOT_RUN_AFTER_FAILURE.into(),
+            },
+            message: None,
+            started: None,
+        });
     }
 }
 
@@ -350,10 +400,10 @@ impl<W: World + std::fmt::Debug> cucumber::Writer<W> for Collector {
         if let Ev::Feature(feature, fev) = &ev.value {
             match fev {
                 FeatureEv::Scenario(sc, retryable) => {
-                    self.on_scenario(feature, sc, &retryable.event)
+                    self.on_scenario(feature, None, sc, &retryable.event)
                 }
-                FeatureEv::Rule(_, RuleEv::Scenario(sc, retryable)) => {
-                    self.on_scenario(feature, sc, &retryable.event)
+                FeatureEv::Rule(rule, RuleEv::Scenario(sc, retryable)) => {
+                    self.on_scenario(feature, Some(rule), sc, &retryable.event)
                 }
                 _ => {}
             }

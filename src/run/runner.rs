@@ -46,6 +46,8 @@ struct Artifacts {
     violation: Option<Violation>,
     deviations: Vec<String>,
     facts: Vec<(String, String)>,
+    /// The failed scenario's folder, relative to the report folder.
+    folder: Option<String>,
 }
 
 type Shelf = Arc<Mutex<HashMap<Key, Artifacts>>>;
@@ -343,10 +345,14 @@ pub async fn run_once<W: ScenarioWorld>(
                         });
                     let scenario_failed = failed;
                     let failed = failed || untriggered.is_some() || lie.is_some();
+                    let mut folder = None;
                     if let (true, Some(dir)) = (failed, &artifacts_dir) {
-                        let dir = dir.join("failed").join(artifacts_folder(&k.0, k.1, &k.2));
-                        if let Err(err) = crate::harness::artifacts::write(&dir, &timeline) {
-                            tracing::warn!(%err, "could not write the failure artifacts");
+                        let relative = format!("failed/{}", artifacts_folder(&k.0, k.1, &k.2));
+                        match crate::harness::artifacts::write(&dir.join(&relative), &timeline) {
+                            Ok(()) => folder = Some(relative),
+                            Err(err) => {
+                                tracing::warn!(%err, "could not write the failure artifacts")
+                            }
                         }
                     }
                     if !(failed && keep_on_failure) {
@@ -371,6 +377,7 @@ pub async fn run_once<W: ScenarioWorld>(
                                 violation,
                                 deviations,
                                 facts,
+                                folder,
                             },
                         );
                     }
@@ -417,6 +424,7 @@ pub async fn run_once<W: ScenarioWorld>(
                     sc.violation = a.violation;
                     sc.deviations = a.deviations;
                     sc.facts = a.facts;
+                    sc.artifacts = a.folder;
                 }
             }
         }

@@ -137,6 +137,7 @@ mod tests {
             deviations: Vec::new(),
             round: None,
             facts: Vec::new(),
+            artifacts: None,
         }
     }
 
