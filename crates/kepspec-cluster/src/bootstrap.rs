@@ -1,7 +1,8 @@
 //! What every real cluster holds from the start, and what kube-apiserver's
 //! ServiceAccount admission does with it:
-//! - the `default/kubernetes` Service (kube-apiserver's own endpoint, made
-//!   by its bootstrap controller);
+//! - the `default/kubernetes` Service, Endpoints and EndpointSlice
+//!   (kube-apiserver's own endpoint, made by its bootstrap controller and
+//!   endpoint reconciler);
 //! - a `default` ServiceAccount in every namespace (kube-controller-manager's
 //!   serviceaccount controller makes it, and makes it again when deleted);
 //! - pods get `serviceAccountName: default` when they name none, and a pod
@@ -37,15 +38,41 @@ pub fn default_service_account(ns: &str) -> (ObjKey, Value) {
     )
 }
 
-/// The `default/kubernetes` Service, as kubeadm clusters have it (the first
-/// address of the default service range, HTTPS on 443 to the apiserver's
-/// 6443).
-pub fn kubernetes_service() -> Value {
+/// The `default/kubernetes` Service, as kube-apiserver's kubernetesservice
+/// controller makes it (pkg/controlplane/controller/kubernetesservice): the
+/// first address of kubeadm's default service range, `https` on 443 to the
+/// apiserver's own port (`port`, where kubeadm's is 6443), no selector.
+pub fn kubernetes_service(port: u16) -> Value {
     json!({"apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
             "labels": {"component": "apiserver", "provider": "kubernetes"}},
-        "spec": {"clusterIP": "10.96.0.1",
-            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}})
+        "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
+            "ipFamilyPolicy": "SingleStack",
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}]}})
+}
+
+/// The `default/kubernetes` Endpoints naming the apiserver's address, as the
+/// lease endpoint reconciler writes it (pkg/controlplane/reconcilers):
+/// labelled `endpointslice.kubernetes.io/skip-mirror: "true"`, one subset.
+pub fn kubernetes_endpoints(addr: std::net::SocketAddr) -> Value {
+    json!({"apiVersion": "v1", "kind": "Endpoints",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+            "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+        "subsets": [{"addresses": [{"ip": addr.ip().to_string()}],
+            "ports": [{"name": "https", "port": addr.port(), "protocol": "TCP"}]}]})
+}
+
+/// The `default/kubernetes` EndpointSlice the same reconciler writes beside
+/// the Endpoints (its endpointsadapter): named as the Service, labelled
+/// only with `kubernetes.io/service-name`.
+pub fn kubernetes_endpoint_slice(addr: std::net::SocketAddr) -> Value {
+    let family = if addr.is_ipv6() { "IPv6" } else { "IPv4" };
+    json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+            "labels": {"kubernetes.io/service-name": "kubernetes"}},
+        "addressType": family,
+        "endpoints": [{"addresses": [addr.ip().to_string()], "conditions": {"ready": true}}],
+        "ports": [{"name": "https", "port": addr.port(), "protocol": "TCP"}]})
 }
 
 /// Active namespaces (in `objects`) whose default ServiceAccount is missing:

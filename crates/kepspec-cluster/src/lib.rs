@@ -64,6 +64,7 @@ pub mod objects;
 pub mod openapi;
 pub mod patch;
 pub mod proto;
+pub mod rbac;
 pub mod resources;
 pub mod selector;
 pub mod stale;
@@ -83,7 +84,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use anyhow::Context;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -149,34 +150,70 @@ fn random_token() -> String {
         .collect()
 }
 
-fn seed_namespaces(store: &Store) -> anyhow::Result<()> {
-    let info = resources::find(store, "", "v1", "namespaces").context("namespaces resource")?;
+/// Creates what every cluster holds from the start (bootstrap.rs, rbac.rs):
+/// the four namespaces, the `default/kubernetes` Service with its Endpoints
+/// and EndpointSlice naming this server's own address, the default
+/// StorageClass, and the bootstrap RBAC roles and bindings.
+fn seed(store: &Store, addr: SocketAddr) -> anyhow::Result<()> {
+    let create = |group: &str, plural: &str, ns: &str, obj: Value| -> anyhow::Result<()> {
+        let info = resources::find(store, group, "v1", plural)
+            .with_context(|| format!("{plural} resource"))?;
+        let name = obj["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        store
+            .transact(|t| objects::create_in(t, &info, ns, obj, None, false))
+            .map_err(|e| anyhow::anyhow!("seeding {plural} {name}: {e}"))?;
+        Ok(())
+    };
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}});
-        store
-            .transact(|t| objects::create_in(t, &info, "", obj, None, false))
-            .map_err(|e| anyhow::anyhow!("seeding namespace {ns}: {e}"))?;
+        create("", "namespaces", "", obj)?;
     }
-    let services = resources::find(store, "", "v1", "services").context("services resource")?;
-    store
-        .transact(|t| {
-            objects::create_in(
-                t,
-                &services,
-                "default",
-                bootstrap::kubernetes_service(),
-                None,
-                false,
-            )
-        })
-        .map_err(|e| anyhow::anyhow!("seeding the kubernetes Service: {e}"))?;
-    let classes = resources::find(store, "storage.k8s.io", "v1", "storageclasses")
-        .context("storageclasses resource")?;
-    store
-        .transact(|t| {
-            objects::create_in(t, &classes, "", storage_class::kind_default(), None, false)
-        })
-        .map_err(|e| anyhow::anyhow!("seeding the default StorageClass: {e}"))?;
+    let port = addr.port();
+    create(
+        "",
+        "services",
+        "default",
+        bootstrap::kubernetes_service(port),
+    )?;
+    create(
+        "",
+        "endpoints",
+        "default",
+        bootstrap::kubernetes_endpoints(addr),
+    )?;
+    create(
+        "discovery.k8s.io",
+        "endpointslices",
+        "default",
+        bootstrap::kubernetes_endpoint_slice(addr),
+    )?;
+    create(
+        "storage.k8s.io",
+        "storageclasses",
+        "",
+        storage_class::kind_default(),
+    )?;
+    for role in rbac::cluster_roles() {
+        create("rbac.authorization.k8s.io", "clusterroles", "", role)?;
+    }
+    for binding in rbac::cluster_role_bindings() {
+        create(
+            "rbac.authorization.k8s.io",
+            "clusterrolebindings",
+            "",
+            binding,
+        )?;
+    }
+    // admin, edit and view get their rules before any client can read them.
+    let infos = resources::all(store);
+    for _ in 0..10 {
+        if gc::aggregate_cluster_roles(store, &infos) == 0 {
+            break;
+        }
+    }
     Ok(())
 }
 
@@ -185,11 +222,11 @@ impl EmbeddedCluster {
     /// (unless disabled) the node simulator.
     pub async fn start(cfg: ClusterConfig) -> anyhow::Result<Self> {
         let store = Store::new(cfg.watch_window);
-        seed_namespaces(&store)?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
             .await
             .context("binding 127.0.0.1:0")?;
         let addr = listener.local_addr()?;
+        seed(&store, addr)?;
         let token = cfg.token.clone().unwrap_or_else(random_token);
         let cancel = CancellationToken::new();
         let state = api::ApiState {

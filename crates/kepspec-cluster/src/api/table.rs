@@ -110,6 +110,65 @@ fn service_ports(svc: &Value) -> String {
     }
 }
 
+/// The ENDPOINTS cell of an Endpoints row, as upstream's `formatEndpoints`
+/// (pkg/printers/internalversion/printers.go): `ip:port` for each port and
+/// address of each subset (the bare IP for a subset without ports), at
+/// most three, then ` + N more...`; `<none>` when empty.
+fn endpoints_cell(o: &Value) -> String {
+    const MAX: usize = 3;
+    let mut list: Vec<String> = Vec::new();
+    let mut count = 0;
+    let mut more = false;
+    for ss in o["subsets"].as_array().into_iter().flatten() {
+        let addresses: Vec<&str> = ss["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["ip"].as_str())
+            .collect();
+        let ports: Vec<i64> = ss["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["port"].as_i64())
+            .collect();
+        if ports.is_empty() {
+            count += addresses.len();
+            for ip in &addresses {
+                if list.len() == MAX {
+                    more = true;
+                    break;
+                }
+                list.push((*ip).to_string());
+            }
+            continue;
+        }
+        for port in ports {
+            count += addresses.len();
+            for ip in &addresses {
+                if list.len() == MAX {
+                    more = true;
+                    break;
+                }
+                // net.JoinHostPort: an IPv6 address goes in brackets.
+                list.push(if ip.contains(':') {
+                    format!("[{ip}]:{port}")
+                } else {
+                    format!("{ip}:{port}")
+                });
+            }
+        }
+    }
+    let joined = list.join(",");
+    if more {
+        format!("{joined} + {} more...", count - MAX)
+    } else if joined.is_empty() {
+        "<none>".into()
+    } else {
+        joined
+    }
+}
+
 /// `(column name, type)` pairs and the row cells for one object.
 fn layout(
     info: &ResourceInfo,
@@ -217,6 +276,14 @@ fn layout(
                 json!(service_ports(o)),
                 created,
             ],
+        ),
+        ("", "endpoints") => (
+            vec![
+                ("Name", "string", 0),
+                ("Endpoints", "string", 0),
+                ("Age", "string", 0),
+            ],
+            vec![name, json!(endpoints_cell(o)), created],
         ),
         ("", "nodes") => {
             // printNode (pkg/printers/internalversion/printers.go): the
@@ -372,6 +439,22 @@ pub fn table(info: &ResourceInfo, objects: &[Value], list_meta: Value, include: 
 mod tests {
     use super::super::super::resources::builtins;
     use super::*;
+
+    #[test]
+    fn endpoints_print_as_upstream_formats_them() {
+        let e = json!({"subsets": [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}],
+            "ports": [{"port": 80}, {"port": 443}]}]});
+        assert_eq!(
+            endpoints_cell(&e),
+            "10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 1 more..."
+        );
+        let bare = json!({"subsets": [{"addresses": [{"ip": "fd00::1"}]}]});
+        assert_eq!(endpoints_cell(&bare), "fd00::1");
+        let v6 =
+            json!({"subsets": [{"addresses": [{"ip": "fd00::1"}], "ports": [{"port": 6443}]}]});
+        assert_eq!(endpoints_cell(&v6), "[fd00::1]:6443");
+        assert_eq!(endpoints_cell(&json!({})), "<none>");
+    }
 
     #[test]
     fn durations_like_kubectl() {

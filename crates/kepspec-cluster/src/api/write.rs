@@ -71,7 +71,7 @@ pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         .store
         .transact(|t| create_in(t, req.info, req.ns, obj, Some(&by), dry))?;
     Ok(with_warnings(
-        json_response(StatusCode::CREATED, &output(req.info, created)),
+        object_response(req, StatusCode::CREATED, created),
         &warnings,
     ))
 }
@@ -105,7 +105,7 @@ pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         )
     })?;
     Ok(with_warnings(
-        json_response(StatusCode::OK, &output(req.info, out)),
+        object_response(req, StatusCode::OK, out),
         &warnings,
     ))
 }
@@ -351,10 +351,7 @@ pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
         )
         .map(|o| (StatusCode::OK, o))
     })?;
-    Ok(with_warnings(
-        json_response(code, &output(info, out)),
-        &warnings,
-    ))
+    Ok(with_warnings(object_response(req, code, out), &warnings))
 }
 
 fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
@@ -425,13 +422,13 @@ pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
             } else {
                 StatusCode::OK
             };
-            json_response(code, &output(info, o))
+            object_response(req, code, o)
         }
         DeleteOutcome::Deleted(o)
             if info.group.is_empty()
                 && matches!(info.plural.as_str(), "pods" | "serviceaccounts") =>
         {
-            json_response(StatusCode::OK, &output(info, o))
+            object_response(req, StatusCode::OK, o)
         }
         DeleteOutcome::Deleted(o) => {
             let uid = o["metadata"]["uid"].as_str().unwrap_or_default();
@@ -472,6 +469,24 @@ pub async fn delete_collection(req: &Req<'_>, body: Bytes) -> Result<Response, A
             Err(e) => return Err(e),
         }
     }
-    let body = json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": {"resourceVersion": rv.to_string()}, "items": out});
+    let meta = json!({"resourceVersion": rv.to_string()});
+    let body = match req.metadata_only() {
+        Some(version) => super::partial::list(version, &out, meta),
+        None => {
+            json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": out})
+        }
+    };
     Ok(json_response(StatusCode::OK, &body))
+}
+
+/// The object a write returns, as the client asked for it: whole, or its
+/// metadata only (kube-apiserver's create, update, patch and delete
+/// handlers all end in `transformResponseObject`, which turns the object
+/// into PartialObjectMetadata when the `Accept` header asks for it; a
+/// Status, as an immediate delete of most kinds returns, passes as it is).
+fn object_response(req: &Req<'_>, code: StatusCode, obj: Value) -> Response {
+    match req.metadata_only() {
+        Some(version) => json_response(code, &super::partial::object(version, &obj)),
+        None => json_response(code, &output(req.info, obj)),
+    }
 }

@@ -1,6 +1,9 @@
 //! The garbage collector and namespace lifecycle controller, running in
 //! process against the store: ownerReference cascading (background,
-//! foreground, orphan) and emptying namespaces that are being deleted.
+//! foreground, orphan) and emptying namespaces that are being deleted; with
+//! them, the small kube-controller-manager loops that keep what every
+//! cluster holds (each namespace's `default` ServiceAccount, the rules of
+//! aggregated ClusterRoles).
 
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
@@ -303,7 +306,39 @@ fn collect_pass(store: &Store) -> (usize, Known) {
         })
         .count();
     let acted = actions.iter().filter(|a| perform(store, &infos, a)).count();
-    (restored + acted, known)
+    (
+        restored + acted + aggregate_cluster_roles(store, &infos),
+        known,
+    )
+}
+
+/// kube-controller-manager's clusterrole-aggregation controller: writes
+/// into every ClusterRole with an `aggregationRule` the rules of the roles
+/// its selectors match ([`super::rbac::aggregate`]); how many it changed.
+pub(crate) fn aggregate_cluster_roles(store: &Store, infos: &[ResourceInfo]) -> usize {
+    let gr = Gr::new("rbac.authorization.k8s.io", "clusterroles");
+    let Some(info) = info_for(infos, &gr) else {
+        return 0;
+    };
+    let changes = store.with_objects(|objects| {
+        let roles: Vec<&Value> = super::store::of_resource(objects, &gr, None)
+            .map(|(_, o)| o.as_ref())
+            .collect();
+        super::rbac::aggregate(&roles)
+    });
+    changes
+        .into_iter()
+        .filter(|(name, rules)| {
+            store.transact(|t| {
+                let key = ObjKey::new(&gr, "", name);
+                let Some(mut obj) = t.get(&key).cloned() else {
+                    return false;
+                };
+                obj["rules"] = rules.clone();
+                update_in(t, &info, "", name, obj, Target::Main, None, false).is_ok()
+            })
+        })
+        .count()
 }
 
 /// What the pvc-protection and pv-protection controllers release now

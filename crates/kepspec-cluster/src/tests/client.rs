@@ -261,6 +261,80 @@ async fn discovery_and_version() {
     c.shutdown().await;
 }
 
+/// Metadata-only writes: kube-rs's `patch_metadata` (its own cluster test
+/// `can_operate_on_pod_metadata`) and a raw create, delete and
+/// deletecollection asking for PartialObjectMetadata get metadata only, as
+/// kube-apiserver's `transformResponseObject` answers every write; an
+/// immediate delete's Status stays a Status.
+#[tokio::test]
+async fn metadata_only_writes() {
+    use kube::api::{Patch, PatchParams};
+    let c = cluster().await;
+    let client = c.client().await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let pod: Pod = serde_json::from_value(json!({"metadata": {"name": "p1"},
+        "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    let patch = json!({"metadata": {"labels": {"patched": "yes"}}});
+    let meta = pods
+        .patch_metadata("p1", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    let types = meta.types.clone().unwrap();
+    assert_eq!(
+        (types.api_version.as_str(), types.kind.as_str()),
+        ("meta.k8s.io/v1", "PartialObjectMetadata")
+    );
+    assert_eq!(meta.metadata.labels.unwrap()["patched"], "yes");
+    let accept = (
+        "Accept",
+        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+    );
+    let token = format!("Bearer {}", c.token());
+    let auth = ("Authorization", token.as_str());
+    let json_body = ("Content-Type", "application/json");
+    let body =
+        |r: &super::RawResponse| -> serde_json::Value { serde_json::from_slice(&r.body).unwrap() };
+    // Create: 201 with the metadata only.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m2", "labels": {"k": "v"}}, "data": {"big": "x"}});
+    let r = super::request(
+        &c,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        &[accept, auth, json_body],
+        cm.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 201);
+    let created = body(&r);
+    assert_eq!(created["kind"], "PartialObjectMetadata");
+    assert_eq!(created["metadata"]["labels"]["k"], "v");
+    assert!(created.get("data").is_none(), "{created}");
+    // Delete of a pod (its store returns the deleted object): metadata only.
+    let r = super::request(
+        &c,
+        "DELETE",
+        "/api/v1/namespaces/default/pods/p1?gracePeriodSeconds=0",
+        &[accept, auth],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(body(&r)["kind"], "PartialObjectMetadata", "{:?}", body(&r));
+    // Delete of a ConfigMap: a Status, not transformed.
+    let r = super::request(
+        &c,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/m2",
+        &[accept, auth],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(body(&r)["kind"], "Status");
+}
+
 /// Metadata-only reads: kube-rs's `get_metadata`, `list_metadata` and a
 /// watcher of `PartialObjectMeta` get PartialObjectMetadata(List), not the full objects.
 #[tokio::test]

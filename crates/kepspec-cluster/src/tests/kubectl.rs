@@ -316,6 +316,112 @@ async fn kubectl_sees_the_objects_every_cluster_has_with(c: &EmbeddedCluster, k:
         r.json()["message"],
         "pods \"q\" is forbidden: service account team/robot was not found, retry after the service account is created"
     );
+    // The Service's Endpoints and EndpointSlice name the server itself.
+    let port = c.url().rsplit(':').next().unwrap_or_default().to_string();
+    let out = k
+        .run(&["get", "endpoints", "kubernetes", "-n", "default"])
+        .await;
+    assert!(out.contains(&format!("127.0.0.1:{port}")), "{out}");
+    let out = k
+        .run(&[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=kubernetes",
+            "-o",
+            "jsonpath={.items[0].addressType} {.items[0].endpoints[0].addresses[0]} {.items[0].ports[0].port}",
+        ])
+        .await;
+    assert_eq!(out, format!("IPv4 127.0.0.1 {port}"));
+    // The bootstrap RBAC roles: a manifest binding cluster-admin and view
+    // applies, and view holds the rules aggregated into it.
+    let binding = k.file(
+        "binding.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: robot-admin
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+- kind: ServiceAccount
+  name: default
+  namespace: team
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: robot-view
+  namespace: team
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: view
+subjects:
+- kind: ServiceAccount
+  name: default
+  namespace: team
+",
+    );
+    let out = k.run(&["apply", "-f", &binding]).await;
+    assert!(out.contains("robot-admin created"), "{out}");
+    let out = k
+        .run(&[
+            "get",
+            "clusterrole",
+            "cluster-admin",
+            "-o",
+            "jsonpath={.rules[0].verbs}",
+        ])
+        .await;
+    assert_eq!(out, r#"["*"]"#);
+    let out = k
+        .run(&[
+            "get",
+            "clusterroles",
+            "-l",
+            "kubernetes.io/bootstrapping=rbac-defaults",
+            "-o",
+            "name",
+        ])
+        .await;
+    for role in ["admin", "edit", "view", "system:discovery"] {
+        assert!(
+            out.contains(&format!("clusterrole.rbac.authorization.k8s.io/{role}\n")),
+            "{out}"
+        );
+    }
+    let out = k.run(&["describe", "clusterrole", "view"]).await;
+    assert!(out.contains("statefulsets.apps"), "{out}");
+    // A role a CRD's installer adds with the view label joins view.
+    let widgets = k.file(
+        "widgets.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-view
+  labels:
+    rbac.authorization.k8s.io/aggregate-to-view: \"true\"
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+",
+    );
+    k.run(&["apply", "-f", &widgets]).await;
+    let mut view = String::new();
+    for _ in 0..50 {
+        view = k.run(&["get", "clusterrole", "view", "-o", "json"]).await;
+        if view.contains("widgets") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(view.contains("widgets"), "not aggregated: {view}");
 }
 
 /// Serves a cluster for manual exploration when `KEPSPEC_SERVE_KUBECONFIG` names a path.
