@@ -6,9 +6,14 @@
 //! ([`Defect::target`]), whose claim the correct controller must pass too.
 //!
 //! A defect run stops at its first failed scenario (`--fail-fast`): one is
-//! all the gate needs. `-- --count` runs the whole spec for every defect
-//! instead and prints how many scenarios each one fails (the defect table
-//! of docs/src/discrimination.md).
+//! all the gate needs. Each defect first runs the scenario that caught it
+//! before, recorded in `steps/catches.txt`; only when that one no longer
+//! catches it (a scenario moved or changed) does the whole spec run. Either
+//! way a scenario of the spec as it is now has failed against the defect.
+//! `-- --write-catches` rewrites the record from this run's catches.
+//! `-- --count` runs the whole spec for every defect instead and prints how
+//! many scenarios each one fails (the defect table of
+//! docs/src/discrimination.md).
 
 use std::process::{Command, ExitCode};
 
@@ -17,11 +22,45 @@ use kepspec::controller::defects::{Defect, VARIABLE};
 /// A run's exit code and the lines of its failed scenarios.
 type SpecResult = (Option<i32>, Vec<String>);
 
-/// Runs the spec with a defect (or none) on a target (None: bundled);
-/// returns the exit code and the failed scenarios' lines.
-fn run_spec(defect: Option<&str>, target: Option<&str>, fail_fast: bool) -> SpecResult {
+/// The record of which scenario caught each defect, relative to the
+/// package root: `defect features/x.feature:LINE` per line, `#` comments.
+const CATCHES: &str = "steps/catches.txt";
+
+/// The recorded catching scenarios, by defect.
+fn read_catches() -> std::collections::HashMap<String, Vec<String>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CATCHES);
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some((defect, location)) = line.split_once(' ') {
+            out.entry(defect.to_string())
+                .or_default()
+                .push(location.trim().to_string());
+        }
+    }
+    out
+}
+
+/// The `file:line` a failed scenario's line starts with.
+fn location(failure: &str) -> &str {
+    failure.split_whitespace().next().unwrap_or_default()
+}
+
+/// Runs the spec (or only the scenarios at `only`, when given) with a
+/// defect (or none) on a target (None: bundled); returns the exit code and
+/// the failed scenarios' lines.
+fn run_spec(
+    defect: Option<&str>,
+    target: Option<&str>,
+    fail_fast: bool,
+    only: &[String],
+) -> SpecResult {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kepspec"));
     cmd.args(["run", "--concurrency", "8"])
+        .args(only)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     if fail_fast {
         cmd.arg("--fail-fast");
@@ -53,9 +92,35 @@ fn run_spec(defect: Option<&str>, target: Option<&str>, fail_fast: bool) -> Spec
 /// How many defect runs go at once.
 const DEFECTS_AT_ONCE: usize = 3;
 
-/// Runs the spec once per defect, `at_once` at a time; results in the order
-/// of [`Defect::ALL`].
-fn run_defects(at_once: usize, fail_fast: bool) -> Vec<(&'static str, SpecResult)> {
+/// How a defect was caught.
+#[derive(Clone, Copy, PartialEq)]
+enum Caught {
+    /// By the scenario recorded in [`CATCHES`].
+    ByRecord,
+    /// By a run of the whole spec.
+    ByWholeSpec,
+}
+
+/// Runs one defect: its recorded scenarios first (unless `count`), then the
+/// whole spec if they did not catch it.
+fn run_defect(name: &str, count: bool, catches: &[String]) -> (SpecResult, Caught) {
+    let target = Defect::target(name);
+    if !count && !catches.is_empty() {
+        let r = run_spec(Some(name), target, true, catches);
+        if r.0 == Some(1) && !r.1.is_empty() {
+            return (r, Caught::ByRecord);
+        }
+    }
+    (
+        run_spec(Some(name), target, !count, &[]),
+        Caught::ByWholeSpec,
+    )
+}
+
+/// Runs every defect, `at_once` at a time; results in the order of
+/// [`Defect::ALL`].
+fn run_defects(at_once: usize, count: bool) -> Vec<(&'static str, SpecResult, Caught)> {
+    let catches = read_catches();
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let next = AtomicUsize::new(0);
@@ -67,20 +132,40 @@ fn run_defects(at_once: usize, fail_fast: bool) -> Vec<(&'static str, SpecResult
                 let Some((name, _)) = Defect::ALL.get(i) else {
                     break;
                 };
-                let r = run_spec(Some(name), Defect::target(name), fail_fast);
+                let recorded = catches.get(*name).cloned().unwrap_or_default();
+                let (r, how) = run_defect(name, count, &recorded);
                 if let Ok(mut all) = results.lock() {
-                    all.push((i, *name, r));
+                    all.push((i, *name, r, how));
                 }
             });
         }
     });
     let mut all = results.into_inner().unwrap_or_default();
-    all.sort_by_key(|(i, _, _)| *i);
-    all.into_iter().map(|(_, n, r)| (n, r)).collect()
+    all.sort_by_key(|(i, _, _, _)| *i);
+    all.into_iter().map(|(_, n, r, how)| (n, r, how)).collect()
+}
+
+/// Writes [`CATCHES`]: for each defect, the first scenario that failed.
+fn write_catches(results: &[(&str, SpecResult, Caught)]) -> std::io::Result<()> {
+    let mut text = String::from(
+        "# Which scenario caught each deliberate defect, so the discrimination test\n\
+         # runs it first (steps/discrimination.rs). Rewritten by\n\
+         # `cargo test --features defects --test discrimination -- --write-catches`.\n",
+    );
+    for (name, (_, failures), _) in results {
+        if let Some(f) = failures.first() {
+            text.push_str(&format!("{name} {}\n", location(f)));
+        }
+    }
+    std::fs::write(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CATCHES),
+        text,
+    )
 }
 
 fn main() -> ExitCode {
     let count = std::env::args().any(|a| a == "--count");
+    let write = std::env::args().any(|a| a == "--write-catches");
     let mut passed = 0;
     let mut failed = 0;
     let mut targets: Vec<Option<&str>> = vec![None];
@@ -93,7 +178,7 @@ fn main() -> ExitCode {
     targets.dedup();
     for target in targets {
         let on = target.unwrap_or("the bundled target");
-        let (code, failures) = run_spec(None, target, false);
+        let (code, failures) = run_spec(None, target, false, &[]);
         if code == Some(0) {
             println!("ok   the correct controller passes every scenario on {on}");
             passed += 1;
@@ -110,13 +195,24 @@ fn main() -> ExitCode {
     }
     // A defect run mostly waits (for timeouts of the checks it fails), so a
     // few run side by side; the correct controller ran alone above.
-    let results = run_defects(DEFECTS_AT_ONCE, !count);
-    for (name, (code, failures)) in results {
+    let results = run_defects(DEFECTS_AT_ONCE, count);
+    if write {
+        if let Err(err) = write_catches(&results) {
+            println!("FAIL cannot write {CATCHES}: {err}");
+            failed += 1;
+        }
+    }
+    for (name, (code, failures), how) in results {
         if code == Some(1) && !failures.is_empty() {
             if count {
                 println!("ok   {name}: caught by {} scenario(s)", failures.len());
+            } else if how == Caught::ByRecord {
+                println!("ok   {name}: caught by the scenario recorded in {CATCHES}");
             } else {
-                println!("ok   {name}: caught (the run stopped at its first failure)");
+                println!(
+                    "ok   {name}: caught by the whole spec (the run stopped at its first failure; \
+                     `-- --write-catches` records the scenario)"
+                );
             }
             for f in failures.iter().take(3) {
                 println!("       {f}");
