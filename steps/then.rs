@@ -204,6 +204,13 @@ async fn progressing_absent(w: &mut KepWorld, set: String) -> anyhow::Result<()>
     kepspec::harness::conditions::progressing_absent(w.sc()?, &set).await
 }
 
+#[then(
+    expr = "from the moment the controller observed the change, no status of {string} carried condition {string}"
+)]
+async fn condition_absent(w: &mut KepWorld, set: String, kind: String) -> anyhow::Result<()> {
+    kepspec::harness::conditions::condition_absent(w.sc()?, &set, &kind).await
+}
+
 #[then(expr = "the event {string} was recorded for {string} at most {int} time(s)")]
 async fn event_at_most(
     w: &mut KepWorld,

@@ -18,7 +18,8 @@ Feature: EnforcedRollingUpdate exists only behind its gate, on both components
   treats the type as RollingUpdate, since upstream's controller short-cuts
   only OnDelete and runs the rolling update for any other type
   (pkg/controller/statefulset/stateful_set_control.go); a stuck pod then
-  stays, as under RollingUpdate.
+  stays, as under RollingUpdate, and the enforcedRollingUpdate block, which
+  upstream's types do not have, partitions nothing.
 
   # cite: kep-3541-draft | Upgrade | "an opt-in strategy for end-users to choose, it won't change previous behaviors if you don't configure anything"
 
@@ -87,4 +88,14 @@ Feature: EnforcedRollingUpdate exists only behind its gate, on both components
     When the image of "web" is changed to "registry.k8s.io/pause:3.10"
     Then for 5 seconds pod "web-2" is neither deleted nor replaced
     And the event "ForcedReplacement" was recorded for "web" exactly 0 times
+    And the event "EnforcedRollingUpdateStarted" was recorded for "web" exactly 0 times
+
+  # covers: D10
+  Scenario: apiserver gate on, controller gate off: the block's partition means nothing to the RollingUpdate it falls back to
+    Given the apiserver runs with feature gate "EnforcedRollingUpdateInStatefulSet" on
+    And the controller runs with feature gate "EnforcedRollingUpdateInStatefulSet" off
+    And a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and partition "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And the event "EnforcedRollingUpdateStarted" was recorded for "web" exactly 0 times

@@ -39,7 +39,8 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   forced-every-deletion is such a controller), and is to declare that
   reading as a deviation. EnforcedRollingUpdateStarted
   is emitted once per update revision. The condition is True with reason
-  EnforcedRollingUpdate while the set uses the strategy. The draft counts
+  EnforcedRollingUpdate while the set uses the strategy, and gone once the
+  set uses another ("indicates active strategy"). The draft counts
   forced replacements "with success/failure labels": the counter has a
   result label, success or failure; an enforced rolling update succeeds when
   it completes and fails when another revision supersedes it first; a
@@ -49,8 +50,11 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   ErrImagePull, CrashLoopBackOff, CreateContainerConfigError or
   InvalidImageName, unschedulable, or Failed), not merely starting. Pods are
   replaced one at a time, as the algorithm does, whatever maxUnavailable the
-  block holds; its partition is honoured.
+  block holds; its partition is honoured as RollingUpdate's is, whose lower
+  pods, "even if they are deleted, they will be recreated at the previous
+  version" (concepts page).
 
+  # cite: statefulset-concepts | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
   # cite: kep-3541-draft | Summary | "a new update strategy that automatically replaces broken pods during rolling updates while maintaining sequential ordering for safety"
   # cite: kep-3541-draft | Proposed EnforcedRollingUpdate Algorithm | "regardless of current pod state"
   # cite: kep-3541-draft | Proposed EnforcedRollingUpdate Algorithm | "Still wait for new pod to be ready"
@@ -181,3 +185,34 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     And for 5 seconds pod "web-1" is neither deleted nor replaced
     And pods of "web" below ordinal 2 were neither deleted nor replaced
     And "web" has condition "StatefulSetUpdateStrategy" with status "True" and reason "EnforcedRollingUpdate"
+
+  # covers: D1 D3
+  Scenario: a pod below the block's partition that is deleted comes back at the current revision
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and partition "2"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds pod "web-2" of "web" runs the update revision and is ready
+    When pod "web-0" is deleted
+    Then within 30 seconds pod "web-0" of "web" runs the current revision and is ready
+    And for 3 seconds pod "web-1" is neither deleted nor replaced
+
+  # covers: D7
+  Scenario: a running pod that is not Ready is replaced by force, and the replacement is counted as forced
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-2" is made not ready
+    And the environment variable "VERSION" of "web" is set to "2"
+    And pods web-2, web-1, web-0 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And the event "ForcedReplacement" was recorded for "web" exactly 1 time
+
+  # covers: D8
+  Scenario: the StatefulSetUpdateStrategy condition goes with the strategy
+    Given a StatefulSet "web" with 3 replicas and update strategy "EnforcedRollingUpdate"
+    And all pods of "web" are running and ready
+    Then "web" has condition "StatefulSetUpdateStrategy" with status "True" and reason "EnforcedRollingUpdate"
+    When the update strategy of "web" is changed to "RollingUpdate"
+    Then within 10 seconds "web" has observed its latest generation
+    And for 2 seconds no pod of "web" is created or deleted
+    And from the moment the controller observed the change, no status of "web" carried condition "StatefulSetUpdateStrategy"

@@ -332,7 +332,8 @@ pub async fn event_recorded(
         involved: Some(set),
         type_: None,
     };
-    let kep = rules::event_recorded(&t, &clauses::events(), from, &spec, times);
+    let clause = clauses::event_of(reason);
+    let kep = rules::event_recorded(&t, &clause, from, &spec, times);
     if kep.is_ok() {
         return keep(sc, kep);
     }
@@ -347,7 +348,7 @@ pub async fn event_recorded(
                     involved: Some(set),
                     type_: None,
                 };
-                rules::event_recorded(&t, &clauses::events(), from, &alt, times).is_ok()
+                rules::event_recorded(&t, &clause, from, &alt, times).is_ok()
             }
         };
         if ok {
@@ -390,7 +391,7 @@ pub async fn event_at_most(
     }
     let v = Violation::at_entry(
         &t,
-        &clauses::events(),
+        &clauses::event_of(reason),
         t.next_seq(),
         Breach::new(
             format!("event {reason_used} for {set} expected at most {times} time(s), observed {n} time(s)"),

@@ -124,6 +124,33 @@ pub fn events() -> Clause {
     )
 }
 
+/// The clause that promises the event of this `reason`: KEP-3541's
+/// RecreateStarted, the draft's ForcedReplacement and
+/// EnforcedRollingUpdateStarted, OpenKruise's in-place update (its
+/// SuccessfulUpdatePodInPlace); any other reason, KEP-3541's.
+pub fn event_of(reason: &str) -> Clause {
+    match reason {
+        "ForcedReplacement" => Clause::new(
+            "KEP-3541 draft How can someone using this feature know that it is working for their instance?",
+            "emitted when a pod is forcibly replaced",
+        ),
+        "EnforcedRollingUpdateStarted" => Clause::new(
+            "KEP-3541 draft How can someone using this feature know that it is working for their instance?",
+            "emitted when enforced rolling update begins",
+        ),
+        "SuccessfulUpdatePodInPlace" => in_place_clause(),
+        _ => events(),
+    }
+}
+
+/// A pod below a partition comes back at the revision it had.
+pub fn partition_keeps_lower_ordinals() -> Clause {
+    Clause::new(
+        "StatefulSet concepts, Partitioned rolling updates",
+        "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version.",
+    )
+}
+
 /// The documented limitation KEP-3541 exists for.
 pub fn rolling_update_stuck() -> Clause {
     Clause::new(
@@ -306,6 +333,14 @@ pub fn enforced_safety() -> Clause {
     Clause::new(
         "KEP-3541 draft What are the reasonable SLOs (Service Level Objectives) for the enhancement?",
         "0% of forced replacements should occur on StatefulSets where the latest ordinal pod fails to reach Ready state",
+    )
+}
+
+/// The KEP-3541 draft's condition, which names the strategy in use.
+pub fn enforced_strategy_condition() -> Clause {
+    Clause::new(
+        "KEP-3541 draft How can someone using this feature know that it is working for their instance?",
+        "indicates active strategy",
     )
 }
 

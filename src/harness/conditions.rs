@@ -106,6 +106,33 @@ pub async fn progressing_absent(sc: &mut Scenario, set: &str) -> anyhow::Result<
     keep(sc, result)
 }
 
+/// Whether a recorded set carries a condition of type `kind`.
+fn has_condition(set: &Value, kind: &str) -> bool {
+    set.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == kind))
+}
+
+/// From the moment the controller observed the last change to the end, no
+/// recorded version of `set` carries a condition of type `kind`: the KEP-3541
+/// draft's `StatefulSetUpdateStrategy` ("indicates active strategy") goes
+/// when the set switches to another strategy.
+pub async fn condition_absent(sc: &mut Scenario, set: &str, kind: &str) -> anyhow::Result<()> {
+    let clause = match kind {
+        "StatefulSetUpdateStrategy" => clauses::enforced_strategy_condition(),
+        "Progressing" => clauses::progressing_recreate_only(),
+        other => anyhow::bail!(
+            "no source states when the condition {other:?} must be absent; known: StatefulSetUpdateStrategy, Progressing"
+        ),
+    };
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = judge(&t, &clause, set, from, |o| {
+        has_condition(o, kind).then(|| format!("{set} still reports the condition {kind}"))
+    });
+    keep(sc, result)
+}
+
 /// The `Progressing` condition's status and reason in a recorded set.
 fn progressing_state(set: &Value) -> Option<(String, String)> {
     let c = set

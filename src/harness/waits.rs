@@ -699,7 +699,13 @@ pub async fn pod_ready_at(
 ) -> anyhow::Result<()> {
     let (set, pod) = (set.to_string(), pod.to_string());
     let baseline = sc.baseline_mark();
-    wait(sc, timeout, clauses::rollout_completes(), move |t| {
+    // A pod that must come back at the current revision is one a partition
+    // keeps; one at the update revision, the rollout's.
+    let clause = match which {
+        Which::Update => clauses::rollout_completes(),
+        Which::Current => clauses::partition_keeps_lower_ordinals(),
+    };
+    wait(sc, timeout, clause, move |t| {
         let from = baseline.resolve(t);
         let revision = match which {
             Which::Update => update_revision(t, &set),

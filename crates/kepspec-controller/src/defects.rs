@@ -123,6 +123,21 @@ pub enum Defect {
     /// KEP-961: takes a percentage maxUnavailable of the staged pods
     /// (replicas - partition) instead of the desired pods.
     PercentOfStaged,
+    /// KEP-3541 draft: creates a missing pod below the enforcedRollingUpdate
+    /// block's partition at the update revision, where a partition keeps
+    /// lower ordinals at the current one.
+    EnforcedPartitionAtUpdate,
+    /// KEP-3541 draft: counts a replacement as forced (event and counter)
+    /// only when the pod was failing (ImagePullBackOff and the like), not
+    /// when it ran but was not Ready.
+    ForcedOnlyWhenFailing,
+    /// KEP-3541 draft: keeps the StatefulSetUpdateStrategy condition after
+    /// the set switched to another strategy.
+    StrategyConditionStays,
+    /// KEP-3541 draft skew: with the controller's gate off, falls back to
+    /// RollingUpdate but keeps the enforcedRollingUpdate block's partition
+    /// (upstream's controller never reads that block).
+    GateOffKeepsEnforcedPartition,
     /// With MaxUnavailableStatefulSet off, the one-at-a-time rolling update
     /// waits for Running and Ready only, not for minReadySeconds.
     LegacyLoopReadyOnly,
@@ -207,7 +222,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 60] = [
+    pub const ALL: [(&'static str, Defect); 64] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -257,6 +272,16 @@ impl Defect {
         ("constant-progressing", Defect::ConstantProgressing),
         ("orphans-not-awaited", Defect::OrphansNotAwaited),
         ("percent-of-staged", Defect::PercentOfStaged),
+        (
+            "enforced-partition-at-update",
+            Defect::EnforcedPartitionAtUpdate,
+        ),
+        ("forced-only-when-failing", Defect::ForcedOnlyWhenFailing),
+        ("strategy-condition-stays", Defect::StrategyConditionStays),
+        (
+            "gate-off-keeps-enforced-partition",
+            Defect::GateOffKeepsEnforcedPartition,
+        ),
         ("legacy-loop-ready-only", Defect::LegacyLoopReadyOnly),
         ("adopt-by-selector", Defect::AdoptBySelector),
         ("late-recreate-in-progress", Defect::LateRecreateInProgress),
@@ -317,6 +342,32 @@ impl FromStr for Defect {
             .map(|(_, d)| *d)
             .ok_or_else(|| format!("unknown defect {s:?}"))
     }
+}
+
+fn is_enforced(set: &StatefulSet) -> bool {
+    set.spec
+        .update_strategy
+        .as_ref()
+        .and_then(|u| u.type_.as_deref())
+        == Some(super::plan::ENFORCED_TYPE)
+}
+
+/// Removes action `i`, keeping the slow-start batches' ranges on the
+/// actions they named.
+fn remove_action(plan: &mut Plan, i: usize) {
+    plan.actions.remove(i);
+    for batch in &mut plan.batches {
+        for lane in &mut batch.lanes {
+            if lane.start > i {
+                lane.start -= 1;
+            }
+            if lane.end > i {
+                lane.end -= 1;
+            }
+        }
+        batch.lanes.retain(|l| !l.is_empty());
+    }
+    plan.batches.retain(|b| !b.lanes.is_empty());
 }
 
 fn is_recreate(set: &StatefulSet) -> bool {
@@ -495,6 +546,10 @@ pub fn distort_input(
         | Defect::RecreateStartedOnCreate
         | Defect::RecreateStartedOncePerSet
         | Defect::ForcedEveryDeletion
+        | Defect::EnforcedPartitionAtUpdate
+        | Defect::ForcedOnlyWhenFailing
+        | Defect::StrategyConditionStays
+        | Defect::GateOffKeepsEnforcedPartition
         | Defect::CurrentCountsTerminating
         | Defect::RecreateNeverPromotes
         | Defect::ConstantProgressing
@@ -546,6 +601,21 @@ pub fn distort_raw(defect: Defect, raw: &mut serde_json::Value) {
             drop(raw, "/spec/updateStrategy/rollingUpdate", "unorderedUpdate")
         }
         Defect::KruiseIgnorePreDelete => drop(raw, "/spec", "lifecycle"),
+        // The block's partition as a rollingUpdate one: the same walk with
+        // the gate on, a partitioned RollingUpdate with it off.
+        Defect::GateOffKeepsEnforcedPartition => {
+            let enforced = raw
+                .pointer("/spec/updateStrategy/type")
+                .and_then(|t| t.as_str())
+                == Some(super::plan::ENFORCED_TYPE);
+            let partition = raw
+                .pointer("/spec/updateStrategy/enforcedRollingUpdate/partition")
+                .cloned();
+            if let (true, Some(p)) = (enforced, partition) {
+                raw["spec"]["updateStrategy"]["rollingUpdate"] =
+                    serde_json::json!({"partition": p});
+            }
+        }
         Defect::KruiseIgnoreStartOrdinal if super::plan::is_kruise(raw) => {
             drop(raw, "/spec", "ordinals")
         }
@@ -733,6 +803,62 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                         reason: super::plan::FORCED_REPLACEMENT.into(),
                         message: format!("Forced replacement of pod {name}"),
                     }));
+                }
+            }
+        }
+        Defect::EnforcedPartitionAtUpdate if is_enforced(set) => {
+            // Under EnforcedRollingUpdate a pod is created at another
+            // revision than the update one only below the block's partition.
+            let update = plan.status.update_revision.clone().unwrap_or_default();
+            for a in &mut plan.actions {
+                if let Action::CreatePod(pod) = a {
+                    if pods::pod_revision(pod) != update {
+                        if let Some(ordinal) = pods::ordinal(pod) {
+                            *pod = pods::new_pod(set, &set.spec.template, ordinal, &update);
+                        }
+                    }
+                }
+            }
+        }
+        Defect::ForcedOnlyWhenFailing if is_enforced(set) => {
+            let not_failing: Vec<String> = plan
+                .actions
+                .iter_mut()
+                .filter_map(|a| match a {
+                    Action::DeletePod { name, reason, .. }
+                        if *reason == DeleteReason::ForcedReplacement
+                            && !pods_seen.iter().any(|p| {
+                                p.metadata.name.as_deref() == Some(name.as_str())
+                                    && super::plan::failing(p)
+                            }) =>
+                    {
+                        *reason = DeleteReason::RollingUpdate;
+                        Some(name.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            for name in not_failing {
+                let event = plan.actions.iter().position(|a| {
+                    matches!(a, Action::Event(e) if e.reason == super::plan::FORCED_REPLACEMENT
+                        && e.message.contains(&format!(" pod {name},")))
+                });
+                if let Some(i) = event {
+                    remove_action(plan, i);
+                }
+            }
+        }
+        Defect::StrategyConditionStays if !is_enforced(set) => {
+            let kept = observed
+                .and_then(|s| s.conditions.as_deref())
+                .unwrap_or(&[])
+                .iter()
+                .find(|c| c.type_.as_deref() == Some(super::plan::ENFORCED_CONDITION))
+                .cloned();
+            if let Some(kept) = kept {
+                let conditions = plan.status.conditions.get_or_insert_with(Vec::new);
+                if !conditions.iter().any(|c| c.type_ == kept.type_) {
+                    conditions.push(kept);
                 }
             }
         }
