@@ -186,19 +186,81 @@ fn list_state(req: &Req<'_>, ns: Option<&str>) -> (Vec<Value>, u64) {
     store.list(&gr, ns)
 }
 
+/// kube-apiserver's answer to a continue token whose resourceVersion etcd
+/// has compacted (storage/etcd3/errors.go, `continueExpired`).
+const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+
+/// kube-apiserver's answer to an `Exact` list at a compacted
+/// resourceVersion (storage/etcd3/errors.go, `expiredList`).
+const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+
+/// The snapshot a list reads, as etcd's MVCC serves kube-apiserver: a
+/// continued list at its first page's resourceVersion (the token carries
+/// it), an `Exact` list at the resourceVersion it names; 410 `Expired` once
+/// the store's window no longer reaches back there. `None`: the latest
+/// state (or the client's stale view).
+fn snapshot(
+    req: &Req<'_>,
+    ns: Option<&str>,
+    continued: Option<u64>,
+    rv_param: &str,
+) -> Result<Option<(Vec<Value>, u64)>, ApiError> {
+    let store = &req.state.store;
+    let gr = req.info.gr();
+    let exact = req
+        .params
+        .get("resourceVersionMatch")
+        .is_some_and(|m| m == "Exact");
+    let (at, expired) = match (continued, exact) {
+        (Some(at), _) => (at, CONTINUE_EXPIRED),
+        (None, true) => {
+            let at: u64 = rv_param.parse().map_err(|_| {
+                ApiError::bad_request(format!("invalid resourceVersion {rv_param:?}"))
+            })?;
+            let current = store.resource_version();
+            if at > current {
+                // storage.NewTooLargeResourceVersionError: etcd has no such
+                // revision yet.
+                let mut e = ApiError::new(
+                    504,
+                    "Timeout",
+                    format!("Too large resource version: {at}, current: {current}"),
+                );
+                e.retry_after_seconds = Some(1);
+                return Err(e);
+            }
+            (at, LIST_EXPIRED)
+        }
+        (None, false) => return Ok(None),
+    };
+    match store.list_at(&gr, ns, at) {
+        Ok(items) => Ok(Some((items, at))),
+        Err(_) => Err(ApiError::gone(expired)),
+    }
+}
+
 /// `GET` a collection.
 pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
     let info = req.info;
     let sel = Selectors::from_req(req)?;
     let ns = (!req.all_namespaces).then_some(req.ns);
-    let (items, rv) = list_state(req, ns);
-    let mut items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
-    items.sort_by_key(sort_key);
     let rv_param = req
         .params
         .get("resourceVersion")
         .map(String::as_str)
         .unwrap_or("");
+    let continued = match req.params.get("continue").filter(|t| !t.is_empty()) {
+        Some(token) => Some(decode_continue(token).ok_or_else(|| {
+            ApiError::bad_request("continue key is not valid: illegal base64 data at input byte 0")
+        })?),
+        None => None,
+    };
+    let (items, rv) = match snapshot(req, ns, continued.as_ref().map(|(rv, _)| *rv), rv_param)? {
+        Some(state) => state,
+        None => list_state(req, ns),
+    };
+    let mut items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
+    items.sort_by_key(sort_key);
     let limit: usize = match req.params.get("limit") {
         Some(l) => l
             .parse::<i64>()
@@ -206,13 +268,9 @@ pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
             .max(0) as usize,
         None => 0,
     };
-    let mut list_rv = rv;
-    if let Some(token) = req.params.get("continue").filter(|t| !t.is_empty()) {
-        let (token_rv, start) = decode_continue(token).ok_or_else(|| {
-            ApiError::bad_request("continue key is not valid: illegal base64 data at input byte 0")
-        })?;
-        list_rv = token_rv;
-        items.retain(|o| sort_key(o) > start);
+    let list_rv = rv;
+    if let Some((_, start)) = &continued {
+        items.retain(|o| sort_key(o) > *start);
     }
     let mut meta = Map::new();
     if limit > 0 && rv_param != "0" && items.len() > limit {

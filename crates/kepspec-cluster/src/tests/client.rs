@@ -261,6 +261,83 @@ async fn discovery_and_version() {
     c.shutdown().await;
 }
 
+/// Reads past the store's window: a continue token and an Exact list whose
+/// resourceVersion is no longer kept are 410 Expired with kube-apiserver's
+/// messages; an Exact list ahead of the store is 504, as etcd3's store
+/// answers (storage/etcd3/errors.go, NewTooLargeResourceVersionError).
+#[tokio::test]
+async fn reads_past_the_window_expire() {
+    use kube::api::ListParams;
+    let c = super::cluster_with(crate::ClusterConfig {
+        run_nodes: false,
+        watch_window: 5,
+        ..Default::default()
+    })
+    .await;
+    let client = c.client().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let make = |name: String| -> ConfigMap {
+        serde_json::from_value(json!({"metadata": {"name": name}})).unwrap()
+    };
+    for i in 0..3 {
+        cms.create(&PostParams::default(), &make(format!("c{i}")))
+            .await
+            .unwrap();
+    }
+    let first = cms.list(&ListParams::default().limit(2)).await.unwrap();
+    let token = first.metadata.continue_.clone().unwrap();
+    let at = first.metadata.resource_version.clone().unwrap();
+    // Within the window: the rest of the snapshot.
+    let rest = cms
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap();
+    assert_eq!(rest.items.len(), 1);
+    for i in 0..10 {
+        cms.create(&PostParams::default(), &make(format!("d{i}")))
+            .await
+            .unwrap();
+    }
+    let e = err_of(
+        cms.list(&ListParams::default().limit(2).continue_token(&token))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((e.code, e.reason.as_str()), (410, "Expired"));
+    assert!(
+        e.message
+            .starts_with("The provided continue parameter is too old"),
+        "{}",
+        e.message
+    );
+    let exact = ListParams::default()
+        .at(&at)
+        .matching(kube::api::VersionMatch::Exact);
+    let e = err_of(cms.list(&exact).await.unwrap_err());
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (410, "The resourceVersion for the provided list is too old.")
+    );
+    // Raw: kube-rs retries a 504 that names a Retry-After, as it would
+    // against kube-apiserver.
+    let r = super::raw(
+        &c,
+        "GET",
+        "/api/v1/namespaces/default/configmaps?resourceVersion=999999&resourceVersionMatch=Exact",
+        None,
+        b"",
+        true,
+    )
+    .await;
+    assert_eq!(r.status, 504);
+    assert_eq!(r.header("retry-after"), Some("1"));
+    let message = r.json()["message"].as_str().unwrap_or_default().to_string();
+    assert!(
+        message.starts_with("Too large resource version: 999999"),
+        "{message}"
+    );
+}
+
 /// Metadata-only writes: kube-rs's `patch_metadata` (its own cluster test
 /// `can_operate_on_pod_metadata`) and a raw create, delete and
 /// deletecollection asking for PartialObjectMetadata get metadata only, as

@@ -1,7 +1,8 @@
 """The official Python client (kubernetes 37) against the embedded cluster,
 used as its users write it: creates and replaces (sent without a
 Content-Type), a strategic merge patch, a watch, a foreground delete, and a
-StatefulSet created and replaced through AppsV1Api. Prints "ok" on success.
+StatefulSet created and replaced through AppsV1Api, a paginated list with a
+create between its pages and an Exact list. Prints "ok" on success.
 Run by src/sim/tests/python.rs with the kubeconfig path as argument."""
 import sys, threading
 from kubernetes import client, config, watch
@@ -39,4 +40,20 @@ sts.spec.replicas = 3
 sts = apps.replace_namespaced_stateful_set("web", ns, sts)
 assert sts.spec.replicas == 3
 assert sts.metadata.generation == 2, sts.metadata.generation
+# A paginated list is one snapshot, as etcd serves kube-apiserver: a
+# ConfigMap created between its pages is not in it, every page carries the
+# first page's resourceVersion, and an Exact list at that resourceVersion
+# is the same list.
+for i in range(3):
+    v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name=f"p{i}")))
+first = v1.list_namespaced_config_map(ns, limit=2)
+assert first.metadata._continue, first.metadata
+v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="p9")))
+rest = v1.list_namespaced_config_map(ns, limit=100, _continue=first.metadata._continue)
+names = [c.metadata.name for c in first.items + rest.items]
+assert "p9" not in names, names
+assert rest.metadata.resource_version == first.metadata.resource_version, (rest.metadata, first.metadata)
+exact = v1.list_namespaced_config_map(ns, resource_version=first.metadata.resource_version, resource_version_match="Exact")
+assert [c.metadata.name for c in exact.items] == names, ([c.metadata.name for c in exact.items], names)
+assert "p9" in [c.metadata.name for c in v1.list_namespaced_config_map(ns).items]
 print("ok")
