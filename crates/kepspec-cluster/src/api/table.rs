@@ -319,6 +319,25 @@ fn layout(
             } else {
                 roles.join(",")
             };
+            // The wide columns: the first address of each type, "<none>"
+            // without one; the node info, "<unknown>" where empty.
+            let address = |kind: &str| {
+                o["status"]["addresses"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|a| a["type"] == kind)
+                    .and_then(|a| a["address"].as_str())
+                    .unwrap_or("<none>")
+                    .to_string()
+            };
+            let info = |key: &str| {
+                o["status"]["nodeInfo"][key]
+                    .as_str()
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or("<unknown>")
+                    .to_string()
+            };
             (
                 vec![
                     ("Name", "string", 0),
@@ -326,6 +345,11 @@ fn layout(
                     ("Roles", "string", 0),
                     ("Age", "string", 0),
                     ("Version", "string", 0),
+                    ("Internal-IP", "string", 1),
+                    ("External-IP", "string", 1),
+                    ("OS-Image", "string", 1),
+                    ("Kernel-Version", "string", 1),
+                    ("Container-Runtime", "string", 1),
                 ],
                 vec![
                     name,
@@ -333,6 +357,11 @@ fn layout(
                     json!(roles),
                     created,
                     json!(s(&o["status"]["nodeInfo"]["kubeletVersion"])),
+                    json!(address("InternalIP")),
+                    json!(address("ExternalIP")),
+                    json!(info("osImage")),
+                    json!(info("kernelVersion")),
+                    json!(info("containerRuntimeVersion")),
                 ],
             )
         }
@@ -482,6 +511,32 @@ mod tests {
         assert_eq!(
             (cells[1].clone(), cells[2].clone()),
             (json!("Unknown"), json!("<none>"))
+        );
+        // The wide columns, as `kubectl get nodes -o wide` shows them.
+        assert_eq!(
+            cells.as_array().unwrap()[5..],
+            [
+                json!("<none>"),
+                json!("<none>"),
+                json!("<unknown>"),
+                json!("<unknown>"),
+                json!("<unknown>")
+            ]
+        );
+        let simulated = crate::nodes::node::node_status(
+            &crate::nodes::NodeSpec::kind_worker("kind-worker"),
+            1,
+            "2026-01-01T00:00:00Z",
+        );
+        let mut n = json!({"metadata": {"name": "kind-worker"}});
+        n["status"] = simulated["status"].clone();
+        let cells = &table(&info, &[n], json!({}), "None")["rows"][0]["cells"];
+        assert_eq!(cells[6], "<none>");
+        assert_eq!(cells[7], "Debian GNU/Linux 12 (bookworm)");
+        assert_eq!(cells[9], "containerd://2.1.0");
+        assert!(
+            cells[5].as_str().is_some_and(|ip| ip.contains('.')),
+            "{cells}"
         );
     }
 

@@ -26,7 +26,7 @@ mod clock;
 mod events;
 mod images;
 mod kubelet;
-mod node;
+pub(crate) mod node;
 mod podstatus;
 mod runner;
 mod scheduler;
