@@ -215,15 +215,17 @@ pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> 
     if let Some(Err(e)) = super::typed::round_trip(info, obj) {
         return Err(e);
     }
-    // A custom resource's values must have its schema's types (422).
+    // A custom resource gets its schema's defaults, and its values must
+    // keep to the schema (422).
     if let Some(schema) = &info.schema {
+        super::structural::apply_defaults(schema, obj);
         let errs = super::structural::type_errors(schema, obj);
         if !errs.is_empty() {
             let name = meta_str(obj, "name").unwrap_or_default().to_string();
             let causes = errs
                 .iter()
                 .map(|e| Cause {
-                    reason: "FieldValueInvalid".into(),
+                    reason: e.reason().into(),
                     message: e.message(),
                     field: e.field.clone(),
                 })

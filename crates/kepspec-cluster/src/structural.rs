@@ -69,25 +69,205 @@ pub fn prune(obj: &mut Value, paths: &[String]) {
     super::typed::remove_paths(obj, paths);
 }
 
-/// One value of the wrong type: its field path, the value's JSON type, the
-/// schema's type.
+/// One value the schema refuses: its field path and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeError {
     /// `spec.replicas`.
     pub field: String,
-    /// `string`, `integer`, `number`, `boolean`, `array`, `object`, `null`.
+    /// `string`, `integer`, `number`, `boolean`, `array`, `object`, `null`
+    /// (for a wrong type; otherwise the JSON type of the value).
     pub found: &'static str,
-    /// What the schema says.
+    /// What the schema says (for a wrong type).
     pub expected: String,
+    /// Which rule the value breaks.
+    pub rule: Rule,
+}
+
+/// The schema rule a value breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// `type` (or `x-kubernetes-int-or-string`).
+    Type,
+    /// `required`: the field is missing.
+    Required,
+    /// `enum`: the value (as Go prints it) and the allowed ones.
+    Enum(String, Vec<String>),
+    /// `minimum`, `maximum`, `pattern` and the like: the value as Go
+    /// prints it and kube-openapi's sentence.
+    Invalid(String, String),
 }
 
 impl TypeError {
-    /// kube-openapi's message, as kube-apiserver words it in the cause.
+    /// The cause's message, as apiextensions-apiserver turns kube-openapi's
+    /// result into field errors (`kubeOpenAPIResultToFieldErrors`).
     pub fn message(&self) -> String {
-        format!(
-            "Invalid value: \"{}\": {} in body must be of type {}: \"{}\"",
-            self.found, self.field, self.expected, self.found
-        )
+        match &self.rule {
+            Rule::Type => format!(
+                "Invalid value: \"{}\": {} in body must be of type {}: \"{}\"",
+                self.found, self.field, self.expected, self.found
+            ),
+            Rule::Required => "Required value".to_string(),
+            Rule::Enum(value, allowed) => format!(
+                "Unsupported value: {value}: supported values: {}",
+                allowed.join(", ")
+            ),
+            Rule::Invalid(value, sentence) => format!("Invalid value: {value}: {sentence}"),
+        }
+    }
+
+    /// The cause's reason.
+    pub fn reason(&self) -> &'static str {
+        match self.rule {
+            Rule::Required => "FieldValueRequired",
+            Rule::Enum(..) => "FieldValueNotSupported",
+            _ => "FieldValueInvalid",
+        }
+    }
+}
+
+/// A value as Go's `%#v` of a field error prints it: strings quoted,
+/// numbers and booleans bare.
+fn go_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// The value rules other than the type: `enum`, `minimum`/`maximum` (and
+/// their exclusive forms), `pattern`, `minLength`/`maxLength` in runes,
+/// `minItems`/`maxItems`, with kube-openapi's sentences.
+fn value_rules(schema: &Value, v: &Value, at: &str, out: &mut Vec<TypeError>) {
+    let mut invalid = |sentence: String| {
+        out.push(TypeError {
+            field: at.to_string(),
+            found: json_type(v),
+            expected: String::new(),
+            rule: Rule::Invalid(go_value(v), sentence),
+        })
+    };
+    if let Some(n) = v.as_f64() {
+        let exclusive = |k: &str| schema[k] == true;
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+            if exclusive("exclusiveMinimum") && n <= min {
+                invalid(format!(
+                    "{at} in body should be greater than {}",
+                    schema["minimum"]
+                ));
+            } else if n < min {
+                invalid(format!(
+                    "{at} in body should be greater than or equal to {}",
+                    schema["minimum"]
+                ));
+            }
+        }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+            if exclusive("exclusiveMaximum") && n >= max {
+                invalid(format!(
+                    "{at} in body should be less than {}",
+                    schema["maximum"]
+                ));
+            } else if n > max {
+                invalid(format!(
+                    "{at} in body should be less than or equal to {}",
+                    schema["maximum"]
+                ));
+            }
+        }
+    }
+    if let Some(text) = v.as_str() {
+        let runes = text.chars().count() as u64;
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
+            if runes < min {
+                invalid(format!("{at} in body should be at least {min} chars long"));
+            }
+        }
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+            if runes > max {
+                invalid(format!("{at} in body should be at most {max} chars long"));
+            }
+        }
+        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+            if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(text)) {
+                invalid(format!("{at} in body should match '{pattern}'"));
+            }
+        }
+    }
+    if let Some(items) = v.as_array() {
+        let n = items.len() as u64;
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+            if n < min {
+                invalid(format!("{at} in body should have at least {min} items"));
+            }
+        }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+            if n > max {
+                invalid(format!("{at} in body should have at most {max} items"));
+            }
+        }
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+        if !allowed.contains(v) {
+            out.push(TypeError {
+                field: at.to_string(),
+                found: json_type(v),
+                expected: String::new(),
+                rule: Rule::Enum(go_value(v), allowed.iter().map(go_value).collect()),
+            });
+        }
+    }
+}
+
+/// The `required` properties of an object schema that `map` lacks.
+fn missing_required(schema: &Value, map: &Map<String, Value>, at: &str, out: &mut Vec<TypeError>) {
+    for r in schema["required"].as_array().into_iter().flatten() {
+        if let Some(name) = r.as_str() {
+            if !map.contains_key(name) {
+                out.push(TypeError {
+                    field: if at.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{at}.{name}")
+                    },
+                    found: "null",
+                    expected: String::new(),
+                    rule: Rule::Required,
+                });
+            }
+        }
+    }
+}
+
+/// Fills the `default` of every property the object lacks, at any depth, as
+/// kube-apiserver defaults a custom resource from its structural schema
+/// (apiextensions-apiserver `pkg/apiserver/schema/defaulting`).
+pub fn apply_defaults(schema: &Value, obj: &mut Value) {
+    match obj {
+        Value::Object(map) => {
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, s) in props {
+                    if matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                        continue;
+                    }
+                    if !map.contains_key(k) {
+                        if let Some(d) = s.get("default") {
+                            map.insert(k.clone(), d.clone());
+                        }
+                    }
+                    if let Some(child) = map.get_mut(k) {
+                        apply_defaults(s, child);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(s) = schema.get("items") {
+                for child in items {
+                    apply_defaults(s, child);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -103,9 +283,18 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// Every value of `obj` (outside metadata) whose type the schema contradicts.
+/// Every value of `obj` (outside metadata) the schema refuses: wrong types,
+/// missing required fields, values outside their enum, bounds, lengths or
+/// pattern.
 pub fn type_errors(schema: &Value, obj: &Value) -> Vec<TypeError> {
     let mut out = Vec::new();
+    if let Some(map) = obj.as_object() {
+        let mut top = map.clone();
+        for k in ["apiVersion", "kind", "metadata"] {
+            top.insert(k.into(), Value::Null);
+        }
+        missing_required(schema, &top, "", &mut out);
+    }
     if let (Some(props), Some(map)) = (schema.get("properties"), obj.as_object()) {
         for (k, v) in map {
             if matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -132,6 +321,7 @@ fn check(schema: &Value, v: &Value, at: &str, out: &mut Vec<TypeError>) {
                 field: at.to_string(),
                 found,
                 expected: "integer or string".into(),
+                rule: Rule::Type,
             });
         }
         return;
@@ -148,11 +338,14 @@ fn check(schema: &Value, v: &Value, at: &str, out: &mut Vec<TypeError>) {
             field: at.to_string(),
             found,
             expected: expected.to_string(),
+            rule: Rule::Type,
         });
         return;
     }
+    value_rules(schema, v, at, out);
     match v {
         Value::Object(map) => {
+            missing_required(schema, map, at, out);
             let props = schema.get("properties").and_then(Value::as_object);
             let additional = schema.get("additionalProperties").filter(|a| a.is_object());
             for (k, child) in map {
@@ -185,6 +378,35 @@ pub fn schema_of(version: &Map<String, Value>) -> Option<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn value_rules_speak_as_apiextensions_apiserver() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "required": ["size"],
+            "properties": {
+                "size": {"type": "integer", "minimum": 1, "exclusiveMaximum": true, "maximum": 10},
+                "mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"},
+                "tags": {"type": "array", "maxItems": 1, "items": {"type": "string", "maxLength": 3}}}}}});
+        let messages = |obj: Value| -> Vec<String> {
+            type_errors(&schema, &obj)
+                .iter()
+                .map(|e| format!("{}: {}", e.field, e.message()))
+                .collect()
+        };
+        assert_eq!(
+            messages(json!({"spec": {"size": 10, "tags": ["a", "long"]}})),
+            [
+                "spec.size: Invalid value: 10: spec.size in body should be less than 10",
+                "spec.tags: Invalid value: [\"a\",\"long\"]: spec.tags in body should have at most 1 items",
+                "spec.tags[1]: Invalid value: \"long\": spec.tags[1] in body should be at most 3 chars long",
+            ]
+        );
+        assert_eq!(messages(json!({"spec": {}})), ["spec.size: Required value"]);
+        let mut obj = json!({"spec": {"size": 2}});
+        apply_defaults(&schema, &mut obj);
+        assert_eq!(obj["spec"]["mode"], "safe");
+        assert!(messages(obj).is_empty());
+    }
 
     fn schema() -> Value {
         json!({"type": "object", "properties": {
