@@ -19,13 +19,6 @@ use super::scenario::Scenario;
 use crate::history::checks::{Breach, Violation};
 use crate::history::{Clause, Kind, Timeline};
 
-/// Whether a recorded set carries a `Progressing` condition.
-fn has_progressing(set: &Value) -> bool {
-    set.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Progressing"))
-}
-
 /// The first entry of `set` after `from` whose status reports the set's
 /// latest generation observed: from there on, a controller has seen the
 /// last change.
@@ -90,7 +83,8 @@ pub async fn progressing_throughout(sc: &mut Scenario, set: &str) -> anyhow::Res
     let t = sc.timeline().await?;
     let from = sc.baseline(&t);
     let result = judge(&t, &clauses::progressing_every_strategy(), set, from, |o| {
-        (!has_progressing(o)).then(|| format!("{set} reports no Progressing condition"))
+        (!has_condition(o, "Progressing"))
+            .then(|| format!("{set} reports no Progressing condition"))
     });
     keep(sc, result)
 }
@@ -101,7 +95,7 @@ pub async fn progressing_absent(sc: &mut Scenario, set: &str) -> anyhow::Result<
     let t = sc.timeline().await?;
     let from = sc.baseline(&t);
     let result = judge(&t, &clauses::progressing_recreate_only(), set, from, |o| {
-        has_progressing(o).then(|| format!("{set} reports a Progressing condition"))
+        has_condition(o, "Progressing").then(|| format!("{set} reports a Progressing condition"))
     });
     keep(sc, result)
 }

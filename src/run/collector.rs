@@ -313,11 +313,7 @@ fn not_run_steps(
         .flat_map(|b| &b.steps);
     for step in background.chain(rule_background).chain(&sc.steps) {
         let line = step.position.line as u32;
-        if entry
-            .steps
-            .iter()
-            .any(|s| s.line == line && !s.keyword.ends_with("hook"))
-        {
+        if entry.steps.iter().any(|s| s.line == line) {
             continue;
         }
         entry.steps.push(model::Step {

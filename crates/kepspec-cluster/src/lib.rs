@@ -208,12 +208,7 @@ fn seed(store: &Store, addr: SocketAddr) -> anyhow::Result<()> {
         )?;
     }
     // admin, edit and view get their rules before any client can read them.
-    let infos = resources::all(store);
-    for _ in 0..10 {
-        if gc::aggregate_cluster_roles(store, &infos) == 0 {
-            break;
-        }
-    }
+    gc::settle_cluster_roles(store);
     Ok(())
 }
 

@@ -60,6 +60,17 @@ fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Value {
 
 const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
 const READ: &[&str] = &["get", "list", "watch"];
+/// Reads and writes, as bootstrappolicy's testdata lists them.
+const EVERY_VERB: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 fn aggregate_to_edit_rules() -> Value {
     json!([
@@ -141,20 +152,7 @@ fn aggregate_to_edit_rules() -> Value {
             &["ingresses", "networkpolicies"],
             WRITE
         ),
-        rule(
-            &["coordination.k8s.io"],
-            &["leases"],
-            &[
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch"
-            ]
-        ),
+        rule(&["coordination.k8s.io"], &["leases"], EVERY_VERB),
         rule(
             &["resource.k8s.io"],
             &["resourceclaims", "resourceclaimtemplates"],
@@ -294,16 +292,7 @@ pub fn cluster_roles() -> Vec<Value> {
                 rule(
                     &["rbac.authorization.k8s.io"],
                     &["rolebindings", "roles"],
-                    &[
-                        "create",
-                        "delete",
-                        "deletecollection",
-                        "get",
-                        "list",
-                        "patch",
-                        "update",
-                        "watch"
-                    ]
+                    EVERY_VERB
                 ),
             ]),
         ),

@@ -218,11 +218,17 @@ fn value_rules(schema: &Value, v: &Value, at: &str, out: &mut Vec<TypeError>) {
     }
 }
 
-/// The `required` properties of an object schema that `map` lacks.
-fn missing_required(schema: &Value, map: &Map<String, Value>, at: &str, out: &mut Vec<TypeError>) {
+/// The `required` properties of an object schema that `has` says are
+/// missing.
+fn missing_required(
+    schema: &Value,
+    has: impl Fn(&str) -> bool,
+    at: &str,
+    out: &mut Vec<TypeError>,
+) {
     for r in schema["required"].as_array().into_iter().flatten() {
         if let Some(name) = r.as_str() {
-            if !map.contains_key(name) {
+            if !has(name) {
                 out.push(TypeError {
                     field: if at.is_empty() {
                         name.to_string()
@@ -289,11 +295,9 @@ fn json_type(v: &Value) -> &'static str {
 pub fn type_errors(schema: &Value, obj: &Value) -> Vec<TypeError> {
     let mut out = Vec::new();
     if let Some(map) = obj.as_object() {
-        let mut top = map.clone();
-        for k in ["apiVersion", "kind", "metadata"] {
-            top.insert(k.into(), Value::Null);
-        }
-        missing_required(schema, &top, "", &mut out);
+        // apiVersion, kind and metadata are always there for the schema.
+        let has = |k: &str| map.contains_key(k) || matches!(k, "apiVersion" | "kind" | "metadata");
+        missing_required(schema, has, "", &mut out);
     }
     if let (Some(props), Some(map)) = (schema.get("properties"), obj.as_object()) {
         for (k, v) in map {
@@ -345,7 +349,7 @@ fn check(schema: &Value, v: &Value, at: &str, out: &mut Vec<TypeError>) {
     value_rules(schema, v, at, out);
     match v {
         Value::Object(map) => {
-            missing_required(schema, map, at, out);
+            missing_required(schema, |k| map.contains_key(k), at, out);
             let props = schema.get("properties").and_then(Value::as_object);
             let additional = schema.get("additionalProperties").filter(|a| a.is_object());
             for (k, child) in map {

@@ -268,7 +268,6 @@ pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
             .max(0) as usize,
         None => 0,
     };
-    let list_rv = rv;
     if let Some((_, start)) = &continued {
         items.retain(|o| sort_key(o) > *start);
     }
@@ -277,12 +276,12 @@ pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
         let remaining = items.len() - limit;
         items.truncate(limit);
         let last = items.last().map(sort_key).unwrap_or_default();
-        meta.insert("continue".into(), json!(encode_continue(list_rv, &last)));
+        meta.insert("continue".into(), json!(encode_continue(rv, &last)));
         if sel.is_empty() {
             meta.insert("remainingItemCount".into(), json!(remaining));
         }
     }
-    meta.insert("resourceVersion".into(), json!(list_rv.to_string()));
+    meta.insert("resourceVersion".into(), json!(rv.to_string()));
     if let Some(include) = req.table() {
         let t = super::table::table(info, &items, Value::Object(meta), &include);
         return Ok(json_response(StatusCode::OK, &t));

@@ -312,11 +312,27 @@ fn collect_pass(store: &Store) -> (usize, Known) {
     )
 }
 
-/// kube-controller-manager's clusterrole-aggregation controller: writes
-/// into every ClusterRole with an `aggregationRule` the rules of the roles
-/// its selectors match ([`super::rbac::aggregate`]); how many it changed.
-pub(crate) fn aggregate_cluster_roles(store: &Store, infos: &[ResourceInfo]) -> usize {
-    let gr = Gr::new("rbac.authorization.k8s.io", "clusterroles");
+/// The group/resource of ClusterRoles.
+fn cluster_roles() -> Gr {
+    Gr::new("rbac.authorization.k8s.io", "clusterroles")
+}
+
+/// kube-controller-manager's clusterrole-aggregation controller, run until
+/// it changes nothing: writes into every ClusterRole with an
+/// `aggregationRule` the rules of the roles its selectors match
+/// ([`super::rbac::aggregate`]; `view` feeds `edit`, `edit` feeds `admin`).
+pub(crate) fn settle_cluster_roles(store: &Store) {
+    let infos = resources::all(store);
+    for _ in 0..10 {
+        if aggregate_cluster_roles(store, &infos) == 0 {
+            return;
+        }
+    }
+}
+
+/// One round of [`settle_cluster_roles`]: how many roles it changed.
+fn aggregate_cluster_roles(store: &Store, infos: &[ResourceInfo]) -> usize {
+    let gr = cluster_roles();
     let Some(info) = info_for(infos, &gr) else {
         return 0;
     };
@@ -396,6 +412,7 @@ pub async fn run(store: Store, cancel: CancellationToken) {
     let mut seen: Option<u64> = None;
     let mut known: Option<Known> = None;
     let mut last_round: Option<tokio::time::Instant> = None;
+    let roles_gr = cluster_roles();
     loop {
         if let Some(at) = last_round {
             tokio::select! {
@@ -403,16 +420,24 @@ pub async fn run(store: Store, cancel: CancellationToken) {
                 _ = cancel.cancelled() => return,
             }
         }
-        let due = match seen.map(|rv| store.all_events_after(rv)) {
+        let (due, roles_changed) = match seen.map(|rv| store.all_events_after(rv)) {
             Some(Ok((events, rv))) => {
                 seen = Some(rv);
-                events.iter().any(|e| matters(e, known.as_ref()))
+                (
+                    events.iter().any(|e| matters(e, known.as_ref())),
+                    events.iter().any(|e| e.key.gr == roles_gr),
+                )
             }
             Some(Err(_)) | None => {
                 seen = Some(store.resource_version());
-                true
+                (true, true)
             }
         };
+        // Aggregation reads only ClusterRoles: it runs when one changed,
+        // not in every pass of the collector.
+        if roles_changed {
+            settle_cluster_roles(&store);
+        }
         if due {
             known = collect_until_settled(&store);
             last_round = Some(tokio::time::Instant::now());

@@ -82,7 +82,6 @@ pub fn matters(ev: &Event, known: Option<&Known>) -> bool {
             | ("", "persistentvolumeclaims")
             | ("", "persistentvolumes")
             | ("apiextensions.k8s.io", _)
-            | ("rbac.authorization.k8s.io", "clusterroles")
     );
     if always {
         return true;
