@@ -3,6 +3,7 @@
 use cucumber::gherkin::Step;
 use cucumber::{given, Parameter};
 use kepspec::harness::{waits, Scenario, SetSpec};
+use kepspec_core::Lookup as _;
 
 use super::world::{input_error, KepWorld};
 
@@ -45,7 +46,7 @@ async fn a_statefulset(
 async fn a_statefulset_from_manifest(w: &mut KepWorld, step: &Step) -> anyhow::Result<()> {
     let obj = docstring_yaml(step)?;
     let name = obj
-        .pointer("/metadata/name")
+        .lookup("/metadata/name")
         .and_then(|n| n.as_str())
         .ok_or_else(|| input_error("the manifest has no metadata.name"))?
         .to_string();

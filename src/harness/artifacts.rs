@@ -20,23 +20,23 @@ pub fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
     let files = [
         (
             "statefulsets.yaml",
-            list(state.sets.values().map(|e| &e.object).collect())?,
+            list(state.sets.values().map(|e| &*e.object).collect())?,
         ),
         (
             "pods.yaml",
-            list(state.pods.values().map(|p| &p.entry.object).collect())?,
+            list(state.pods.values().map(|p| &*p.entry.object).collect())?,
         ),
         (
             "persistentvolumeclaims.yaml",
-            list(state.claims.values().map(|e| &e.object).collect())?,
+            list(state.claims.values().map(|e| &*e.object).collect())?,
         ),
         (
             "controllerrevisions.yaml",
-            list(state.revisions.values().map(|e| &e.object).collect())?,
+            list(state.revisions.values().map(|e| &*e.object).collect())?,
         ),
         (
             "events.yaml",
-            list(state.events.values().map(|e| &e.object).collect())?,
+            list(state.events.values().map(|e| &*e.object).collect())?,
         ),
     ];
     for (name, text) in files {

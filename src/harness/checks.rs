@@ -1,6 +1,7 @@
 //! Checks over a scenario's whole recorded history, each tied to the clause
 //! it encodes. Each failure is kept on the scenario for the report's picture.
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,7 +11,7 @@ use super::scenario::{Mark, Scenario};
 use super::waits::{rollout_gap_in, update_revision};
 use crate::history::checks::Breach;
 use crate::history::rules::{self, ConditionSpec, DeletionMark, EventSpec};
-use crate::history::views::{ordinal_of, pod_lives, scan, state_before, PodFacts};
+use crate::history::views::{ordinal_of, pod_lives, scan, state_before};
 use crate::history::{Change, Kind, SetScope, Timeline, Violation};
 use std::ops::ControlFlow;
 
@@ -30,8 +31,8 @@ pub fn scope_of(t: &Timeline, set: &str) -> SetScope {
     let obj = t
         .of_object(Kind::StatefulSet, set)
         .last()
-        .map(|e| &e.object);
-    let int = |p: &str| obj.and_then(|o| o.pointer(p)).and_then(Value::as_i64);
+        .map(|e| &*e.object);
+    let int = |p: &str| obj.and_then(|o| o.lookup(p)).and_then(Value::as_i64);
     let mut scope = SetScope::new(set, int("/spec/replicas").unwrap_or(1) as i32);
     scope.ordinal_start = int("/spec/ordinals/start").unwrap_or(0) as i32;
     // Availability counts from the Ready condition's lastTransitionTime, as
@@ -72,7 +73,7 @@ pub async fn created_only_at_final_revision(sc: &mut Scenario, set: &str) -> any
     let Some(update) = state
         .sets
         .get(set)
-        .and_then(|e| e.object.pointer("/status/updateRevision"))
+        .and_then(|e| e.object.lookup("/status/updateRevision"))
         .and_then(serde_json::Value::as_str)
         .map(str::to_string)
     else {
@@ -131,7 +132,7 @@ pub async fn deleted_all_at_once(sc: &mut Scenario, set: &str) -> anyhow::Result
         .iter()
         .filter(|e| e.seq >= from && e.kind == Kind::Pod && uids.contains(&e.uid))
     {
-        if PodFacts::of(&e.object).terminating || e.change == Change::Deleted {
+        if e.pod_facts().terminating || e.change == Change::Deleted {
             pending.retain(|n| *n != e.name);
         }
         if e.change == Change::Deleted && !pending.is_empty() {
@@ -487,7 +488,7 @@ pub async fn pods_untouched_citing(
                 format!("{} was deleted", e.name),
                 vec![e.name.clone()],
             )),
-            Change::Modified if PodFacts::of(&e.object).terminating => Some(Breach::new(
+            Change::Modified if e.pod_facts().terminating => Some(Breach::new(
                 format!("{} was deleted", e.name),
                 vec![e.name.clone()],
             )),
@@ -513,19 +514,19 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
     let set = crate::history::views::split_ordinal(pod).map(|(s, o)| (s.to_string(), o));
     let partition = set.as_ref().and_then(|(s, _)| {
         latest(&t, Kind::StatefulSet, s)?
-            .pointer("/spec/updateStrategy/rollingUpdate/partition")?
+            .lookup("/spec/updateStrategy/rollingUpdate/partition")?
             .as_i64()
     });
     let recreate = set.as_ref().is_some_and(|(s, _)| {
         latest(&t, Kind::StatefulSet, s).is_some_and(|o| {
-            o.pointer("/spec/updateStrategy/type")
+            o.lookup("/spec/updateStrategy/type")
                 .and_then(Value::as_str)
                 == Some("Recreate")
         })
     });
     let in_place = set.as_ref().is_some_and(|(s, _)| {
         latest(&t, Kind::StatefulSet, s).is_some_and(|o| {
-            o.pointer("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
+            o.lookup("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
                 .and_then(Value::as_str)
                 .is_some_and(|p| p.starts_with("InPlace"))
         })
@@ -539,7 +540,7 @@ pub async fn pod_kept(sc: &mut Scenario, pod: &str, from: Mark) -> anyhow::Resul
     let result = crate::history::checks::never(&t, &clause, from, |_, e| {
         (e.kind == Kind::Pod
             && e.name == pod
-            && (e.uid != uid || e.change == Change::Deleted || PodFacts::of(&e.object).terminating))
+            && (e.uid != uid || e.change == Change::Deleted || e.pod_facts().terminating))
             .then(|| {
                 Breach::new(
                     format!("{pod} (uid {uid}) was deleted or replaced"),
@@ -638,7 +639,7 @@ pub async fn none_at_update_revision(
     // holds the set's pods when the window begins (a partition, a waiting
     // rollout, a claim being deleted, ...).
     let recreate = latest(&t, Kind::StatefulSet, set)
-        .and_then(|o| o.pointer("/spec/updateStrategy/type").cloned())
+        .and_then(|o| o.lookup("/spec/updateStrategy/type").cloned())
         .is_some_and(|v| v == "Recreate");
     let clause = if recreate {
         clauses::recreate_no_mixing()
@@ -649,7 +650,7 @@ pub async fn none_at_update_revision(
         (e.kind == Kind::Pod
             && e.change == Change::Added
             && ordinal_of(set, &e.name).is_some()
-            && PodFacts::of(&e.object).revision == Some(revision.as_str()))
+            && e.pod_facts().revision == Some(revision.as_str()))
         .then(|| {
             Breach::new(
                 format!("{} of the update revision {revision} was created", e.name),
@@ -730,7 +731,7 @@ pub async fn pod_revision(
     };
     let want = obj
         .as_ref()
-        .and_then(|o| o.pointer(field))
+        .and_then(|o| o.lookup(field))
         .and_then(Value::as_str)
         .map(str::to_string);
     let state = state_before(&t, t.next_seq());
@@ -757,13 +758,13 @@ pub fn latest(t: &Timeline, kind: Kind, name: &str) -> Option<Value> {
         .rev()
         .find(|e| e.kind == kind && e.name == name)
         .filter(|e| e.change != Change::Deleted)
-        .map(|e| e.object.clone())
+        .map(|e| Value::clone(&e.object))
 }
 
 /// A field of the latest recorded state of an object, as text.
 pub fn field(t: &Timeline, kind: Kind, name: &str, pointer: &str) -> Option<String> {
     let v = latest(t, kind, name)?;
-    match v.pointer(pointer)? {
+    match v.lookup(pointer)? {
         Value::String(s) => Some(s.clone()),
         Value::Null => None,
         other => Some(other.to_string()),
@@ -818,7 +819,7 @@ pub async fn no_warning_events(sc: &mut Scenario, set: &str) -> anyhow::Result<(
         let o = &e.object;
         let warning = e.kind == Kind::Event
             && o.get("type").and_then(Value::as_str) == Some("Warning")
-            && o.pointer("/involvedObject/name").and_then(Value::as_str) == Some(set);
+            && o.lookup("/involvedObject/name").and_then(Value::as_str) == Some(set);
         warning.then(|| {
             let reason = o.get("reason").and_then(Value::as_str).unwrap_or("");
             let message = o.get("message").and_then(Value::as_str).unwrap_or("");
@@ -961,7 +962,7 @@ pub async fn claims_kept_volume(sc: &mut Scenario, set: &str) -> anyhow::Result<
         .filter_map(|(n, e)| {
             Some((
                 n.to_string(),
-                e.object.pointer("/spec/volumeName")?.as_str()?.to_string(),
+                e.object.lookup("/spec/volumeName")?.as_str()?.to_string(),
             ))
         })
         .collect();
@@ -975,8 +976,8 @@ pub async fn claims_kept_volume(sc: &mut Scenario, set: &str) -> anyhow::Result<
             return None;
         }
         let (_, volume) = before.iter().find(|(n, _)| *n == e.name)?;
-        let now = e.object.pointer("/spec/volumeName").and_then(Value::as_str);
-        let phase = e.object.pointer("/status/phase").and_then(Value::as_str);
+        let now = e.object.lookup("/spec/volumeName").and_then(Value::as_str);
+        let phase = e.object.lookup("/status/phase").and_then(Value::as_str);
         (e.change == Change::Deleted || now != Some(volume.as_str()) || phase != Some("Bound"))
             .then(|| {
                 Breach::new(

@@ -8,6 +8,7 @@
 
 #![allow(clippy::result_large_err)]
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -17,7 +18,7 @@ use super::clauses;
 use super::scenario::Scenario;
 use super::waits::wait;
 use crate::history::checks::{Breach, Violation};
-use crate::history::views::{state_before, PodFacts, State};
+use crate::history::views::{state_before, State};
 use crate::history::{Change, Kind, Timeline};
 
 /// An owner a claim must name: a StatefulSet or a pod, by name (its uid is
@@ -64,7 +65,7 @@ pub fn parse_owners(text: &str) -> anyhow::Result<Vec<Owner>> {
 /// An object's ownerReferences, as recorded.
 pub(super) fn owner_refs(object: &Value) -> &[Value] {
     object
-        .pointer("/metadata/ownerReferences")
+        .lookup("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
@@ -197,7 +198,7 @@ fn pod_deletion<'t>(t: &'t Timeline, pod: &str) -> Option<&'t crate::history::En
     t.entries().iter().find(|e| {
         e.kind == Kind::Pod
             && e.name == pod
-            && (e.change == Change::Deleted || PodFacts::of(&e.object).terminating)
+            && (e.change == Change::Deleted || e.pod_facts().terminating)
     })
 }
 
@@ -220,7 +221,7 @@ pub fn owned_before_deleted(t: &Timeline, claim: &str, pod: &str) -> Result<(), 
             && e.kind == Kind::PersistentVolumeClaim
             && e.name == claim
             && e.object
-                .pointer("/metadata/ownerReferences")
+                .lookup("/metadata/ownerReferences")
                 .and_then(Value::as_array)
                 .is_some_and(|refs| {
                     refs.iter().any(|r| {
@@ -255,7 +256,7 @@ pub fn claim_outlived_pod(t: &Timeline, claim: &str, pod: &str) -> Result<(), Vi
         e.kind == Kind::PersistentVolumeClaim
             && e.name == claim
             && (e.change == Change::Deleted
-                || e.object.pointer("/metadata/deletionTimestamp").is_some())
+                || e.object.lookup("/metadata/deletionTimestamp").is_some())
     });
     match (claim_deleted, pod_gone) {
         (Some(c), Some(p)) if before(c, p) => Err(Violation::at_entry(
@@ -309,7 +310,7 @@ pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Resu
             e.kind == Kind::PersistentVolumeClaim
                 && e.name == claim
                 && e.change != Change::Deleted
-                && e.object.pointer("/metadata/deletionTimestamp").is_some()
+                && e.object.lookup("/metadata/deletionTimestamp").is_some()
         })
         .map(|from| {
             let gone = t.entries().iter().find(|e| {

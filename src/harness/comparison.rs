@@ -6,6 +6,7 @@
 //! which the report gathers into the comparison table
 //! ([`crate::report::comparison`]).
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -123,7 +124,7 @@ pub fn is_stuck(pod: &Value) -> bool {
         Some("ImagePullBackOff" | "ErrImagePull" | "CrashLoopBackOff")
     );
     let condition = |kind: &str| {
-        pod.pointer("/status/conditions")
+        pod.lookup("/status/conditions")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -228,7 +229,7 @@ fn facts(t: &Timeline, sc: &Scenario, set: &str) -> Vec<(String, String)> {
         .map(|e| e.object["spec"].clone())
         .unwrap_or_default();
     let text = |p: &str, default: &str| {
-        spec.pointer(p)
+        spec.lookup(p)
             .and_then(Value::as_str)
             .unwrap_or(default)
             .to_string()
@@ -288,12 +289,12 @@ pub async fn recovers(sc: &mut Scenario, set: &str, timeout: Duration) -> anyhow
     let generation = before
         .of_object(Kind::StatefulSet, set)
         .last()
-        .and_then(|e| e.object.pointer("/metadata/generation").cloned());
+        .and_then(|e| e.object.lookup("/metadata/generation").cloned());
     super::waits::set_rolled_out(sc, set, None, timeout).await?;
     let t = sc.timeline().await?;
     let fixed_at = t
         .of_object(Kind::StatefulSet, set)
-        .find(|e| e.object.pointer("/metadata/generation") == generation.as_ref())
+        .find(|e| e.object.lookup("/metadata/generation") == generation.as_ref())
         .map(|e| e.at);
     let done_at = t.last().map(|e| e.at);
     let mut facts = facts(&t, sc, set);
@@ -325,8 +326,7 @@ pub async fn stays_stuck(sc: &mut Scenario, set: &str, timeout: Duration) -> any
             .find(|e| {
                 e.kind == Kind::Pod
                     && crate::history::views::ordinal_of(&name, &e.name).is_some()
-                    && (e.change != crate::history::Change::Modified
-                        || PodFacts::of(&e.object).terminating)
+                    && (e.change != crate::history::Change::Modified || e.pod_facts().terminating)
             })
             .map(|e| e.at)
             .unwrap_or_default();

@@ -11,6 +11,7 @@
 
 #![allow(clippy::result_large_err)]
 
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::checks::keep;
@@ -27,14 +28,14 @@ fn observed_latest(t: &Timeline, set: &str, from: u64) -> Option<u64> {
     let latest = versions
         .last()?
         .object
-        .pointer("/metadata/generation")
+        .lookup("/metadata/generation")
         .and_then(Value::as_i64)?;
     versions
         .iter()
         .filter(|e| e.seq >= from)
         .find(|e| {
             e.object
-                .pointer("/status/observedGeneration")
+                .lookup("/status/observedGeneration")
                 .and_then(Value::as_i64)
                 .is_some_and(|g| g >= latest)
         })
@@ -102,7 +103,7 @@ pub async fn progressing_absent(sc: &mut Scenario, set: &str) -> anyhow::Result<
 
 /// Whether a recorded set carries a condition of type `kind`.
 fn has_condition(set: &Value, kind: &str) -> bool {
-    set.pointer("/status/conditions")
+    set.lookup("/status/conditions")
         .and_then(Value::as_array)
         .is_some_and(|cs| cs.iter().any(|c| c["type"] == kind))
 }
@@ -130,7 +131,7 @@ pub async fn condition_absent(sc: &mut Scenario, set: &str, kind: &str) -> anyho
 /// The `Progressing` condition's status and reason in a recorded set.
 fn progressing_state(set: &Value) -> Option<(String, String)> {
     let c = set
-        .pointer("/status/conditions")
+        .lookup("/status/conditions")
         .and_then(Value::as_array)?
         .iter()
         .find(|c| c["type"] == "Progressing")?;

@@ -8,6 +8,7 @@
 //! was changed that calls for a new pod. A wait on a pod's field, by the
 //! field; which pods a set runs, by whether it reserves ordinals.
 
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::clauses;
@@ -66,10 +67,10 @@ impl Held {
 /// computes it) for an apps/v1 set with a template, else what its status
 /// reports.
 fn update_revision(set: &Value) -> Option<String> {
-    set.pointer("/spec/template")
+    set.lookup("/spec/template")
         .and_then(|_| super::waits::template_revision(set))
         .or_else(|| {
-            set.pointer("/status/updateRevision")
+            set.lookup("/status/updateRevision")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })
@@ -80,7 +81,7 @@ pub fn held(state: &State, set: &str) -> Held {
     let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
         return Held::Unexplained;
     };
-    let text = |p: &str| obj.pointer(p).and_then(Value::as_str);
+    let text = |p: &str| obj.lookup(p).and_then(Value::as_str);
     let kruise = obj
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -94,7 +95,7 @@ pub fn held(state: &State, set: &str) -> Held {
     let in_range = |o: Option<i32>| o.is_some_and(|o| scope.in_range(o));
 
     if pods.iter().any(|p| !p.terminating && !in_range(p.ordinal)) {
-        if kruise && obj.pointer("/spec/lifecycle/preDelete").is_some() {
+        if kruise && obj.lookup("/spec/lifecycle/preDelete").is_some() {
             return Held::PreDeleteHook;
         }
         return if ordered {
@@ -111,7 +112,7 @@ pub fn held(state: &State, set: &str) -> Held {
     let claim_deleting = |o: i32| {
         let suffix = format!("-{set}-{o}");
         state.claims.iter().any(|(name, e)| {
-            name.ends_with(&suffix) && e.object.pointer("/metadata/deletionTimestamp").is_some()
+            name.ends_with(&suffix) && e.object.lookup("/metadata/deletionTimestamp").is_some()
         })
     };
     // A replica whose claim is being deleted cannot come back until the
@@ -142,8 +143,7 @@ pub fn held(state: &State, set: &str) -> Held {
             Held::NothingToDo
         };
     }
-    if kruise
-        && obj.pointer("/spec/updateStrategy/rollingUpdate/paused") == Some(&Value::Bool(true))
+    if kruise && obj.lookup("/spec/updateStrategy/rollingUpdate/paused") == Some(&Value::Bool(true))
     {
         return Held::Paused;
     }
@@ -151,7 +151,7 @@ pub fn held(state: &State, set: &str) -> Held {
         return Held::OnDelete;
     }
     let partition = obj
-        .pointer("/spec/updateStrategy/rollingUpdate/partition")
+        .lookup("/spec/updateStrategy/rollingUpdate/partition")
         .and_then(Value::as_i64);
     if partition.is_some_and(|p| behind.iter().all(|o| i64::from(*o) < p)) {
         return Held::Partition;
@@ -189,7 +189,7 @@ pub fn range_clause(set: Option<&Value>) -> Clause {
         s.get("apiVersion")
             .and_then(Value::as_str)
             .is_some_and(|v| v.starts_with("apps.kruise.io/"))
-            && s.pointer("/spec/reserveOrdinals").is_some()
+            && s.lookup("/spec/reserveOrdinals").is_some()
     });
     if reserves {
         clauses::reserve_clause()

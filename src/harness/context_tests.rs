@@ -170,7 +170,7 @@ fn a_missing_replica_whose_claim_is_being_deleted_is_held_by_the_claim() {
         .iter()
         .rev()
         .find(|e| e.name == "data-web-2")
-        .map(|e| e.object.clone())
+        .map(|e| Value::clone(&e.object))
         .expect("claim recorded");
     claim["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
     claim["metadata"]["resourceVersion"] = json!("998");

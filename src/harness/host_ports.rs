@@ -4,6 +4,7 @@
 //! rejects its pod (phase Failed, reason NodePorts), the controller deletes
 //! it and creates it again until the port is free, and then it runs.
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -122,8 +123,8 @@ pub fn rejection_gap(t: &Timeline, pod: &str, reason: &str) -> Option<String> {
     let rejected = entries.iter().position(|e| {
         e.kind == Kind::Pod
             && e.name == pod
-            && e.object.pointer("/status/phase").and_then(Value::as_str) == Some("Failed")
-            && e.object.pointer("/status/reason").and_then(Value::as_str) == Some(reason)
+            && e.object.lookup("/status/phase").and_then(Value::as_str) == Some("Failed")
+            && e.object.lookup("/status/reason").and_then(Value::as_str) == Some(reason)
     });
     let Some(at) = rejected else {
         return Some(format!("{pod} was never Failed with reason {reason}"));

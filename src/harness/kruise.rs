@@ -2,6 +2,7 @@
 //! (`features/vendors/openkruise/`), each naming the sentence of its
 //! documentation it encodes (source `openkruise-advanced-statefulset` in spec/sources.yaml).
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use super::checks::{keep, scope_of};
@@ -93,7 +94,7 @@ type Images = Vec<(String, String)>;
 
 /// The images of a pod's containers by name: the spec's, and the status's.
 fn images(pod: &serde_json::Value, at: &str) -> Images {
-    pod.pointer(at)
+    pod.lookup(at)
         .and_then(serde_json::Value::as_array)
         .into_iter()
         .flatten()
@@ -115,7 +116,7 @@ fn short_image(image: &str) -> String {
 }
 
 fn condition_status<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v str> {
-    pod.pointer("/status/conditions")?
+    pod.lookup("/status/conditions")?
         .as_array()?
         .iter()
         .find(|c| c.get("type").and_then(serde_json::Value::as_str) == Some(type_))?

@@ -3,6 +3,7 @@
 //! one node by its hostname label, cordon that node and uncordon it. A
 //! cordon changes the whole cluster, so scenarios using it run `@isolated`.
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -80,14 +81,14 @@ pub async fn on_pinned_node(
     wait(sc, timeout, clauses::pod_state(), move |t| {
         let pinned = t.of_object(Kind::StatefulSet, &set).last().and_then(|e| {
             e.object
-                .pointer("/spec/template/spec/nodeSelector")
+                .lookup("/spec/template/spec/nodeSelector")
                 .and_then(|s| s.get(HOSTNAME))
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
         let on = t.of_object(Kind::Pod, &pod).last().and_then(|e| {
             e.object
-                .pointer("/spec/nodeName")
+                .lookup("/spec/nodeName")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });

@@ -4,6 +4,7 @@
 //! back; the wait reads the controller reference from what the recorder
 //! saw (kind, name and the set's current uid).
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
@@ -17,7 +18,7 @@ use crate::history::Kind;
 
 /// The controller ownerReference of a recorded object, if it has one.
 fn controller_of(obj: &Value) -> Option<&Value> {
-    obj.pointer("/metadata/ownerReferences")
+    obj.lookup("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
 }
@@ -115,7 +116,7 @@ pub async fn controlled_by(
                 let uid = t
                     .of_object(Kind::StatefulSet, set)
                     .last()
-                    .and_then(|e| e.object.pointer("/metadata/uid"))
+                    .and_then(|e| e.object.lookup("/metadata/uid"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 let ok = r.is_some_and(|r| {
@@ -144,7 +145,7 @@ pub async fn kept(sc: &mut Scenario, pod: &str) -> anyhow::Result<()> {
         let replaced = e.kind == Kind::Pod
             && e.name == pod
             && (matches!(e.change, Change::Added | Change::Deleted)
-                || e.object.pointer("/metadata/deletionTimestamp").is_some());
+                || e.object.lookup("/metadata/deletionTimestamp").is_some());
         replaced.then(|| Breach::new(format!("pod {pod} was deleted or created again"), vec![]))
     });
     super::checks::keep(sc, result)
@@ -186,7 +187,7 @@ pub async fn stray_pod(sc: &mut Scenario, name: &str, set: &str) -> Result<(), R
         .map_err(|e| RequestError::from_kube(format!("read StatefulSet {set}"), e))?;
     let labels = obj
         .data
-        .pointer("/spec/selector/matchLabels")
+        .lookup("/spec/selector/matchLabels")
         .cloned()
         .unwrap_or_else(|| json!({}));
     sc.create_pod(

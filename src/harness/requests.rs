@@ -17,7 +17,7 @@ use crate::sim::faults::RequestRecord;
 /// clusters).
 pub fn log_position(sc: &Scenario) -> Option<u64> {
     let cluster = sc.env.embedded.as_ref()?;
-    Some(cluster.faults().requests().last().map_or(0, |r| r.seq))
+    Some(cluster.faults().last_seq())
 }
 
 /// The controller's requests in the scenario's namespace since `mark`.
@@ -27,20 +27,15 @@ fn controller_requests(sc: &Scenario, mark: u64) -> anyhow::Result<Vec<RequestRe
             "this check reads the embedded apiserver's request log; tag the scenario @embedded-only"
         )
     })?;
-    let log = cluster.faults().requests();
-    if log.first().is_some_and(|r| r.seq > mark.saturating_add(1)) {
+    let (first, requests) = cluster.faults().requests_after(mark, |r| {
+        r.namespace == sc.namespace && r.user_agent.starts_with(CONTROLLER_AGENT)
+    });
+    if first.is_some_and(|seq| seq > mark.saturating_add(1)) {
         anyhow::bail!(
             "the embedded apiserver's request log no longer reaches back to the change (it keeps the newest requests only); tag the scenario @isolated"
         );
     }
-    Ok(log
-        .into_iter()
-        .filter(|r| {
-            r.seq > mark
-                && r.namespace == sc.namespace
-                && r.user_agent.starts_with(CONTROLLER_AGENT)
-        })
-        .collect())
+    Ok(requests)
 }
 
 /// What a rollout's writes may hold besides pod deletions and creations:

@@ -2,6 +2,7 @@
 //! take on the cluster. Every action is one API call (or one wait) a reader
 //! can map to a `kubectl` command.
 
+use kepspec_core::Lookup as _;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -315,7 +316,7 @@ impl Scenario {
             return Ok(());
         }
         let name = sent
-            .pointer("/metadata/name")
+            .lookup("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
         Err(RequestError {
@@ -709,7 +710,7 @@ impl Scenario {
     /// Submits a set that may be refused; the answer is kept for `Then` steps.
     pub async fn submit_set_object(&mut self, obj: Value) -> Result<(), RequestError> {
         let name = obj
-            .pointer("/metadata/name")
+            .lookup("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();

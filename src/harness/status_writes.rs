@@ -4,6 +4,7 @@
 //! (`UpdateStatus`, retried on conflict) and a merge patch of
 //! `status.conditions`; both must be stored and reach a watch.
 
+use kepspec_core::Lookup as _;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
 
@@ -90,7 +91,7 @@ pub async fn condition_arrives(
             .filter(|e| e.seq >= from)
             .any(|e| {
                 e.object
-                    .pointer("/status/conditions")
+                    .lookup("/status/conditions")
                     .and_then(Value::as_array)
                     .is_some_and(|cs| cs.iter().any(|c| c["type"] == type_.as_str()))
             });

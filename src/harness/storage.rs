@@ -6,6 +6,7 @@
 //! class of its own choosing takes the default away.
 
 use k8s_openapi::api::storage::v1::StorageClass;
+use kepspec_core::Lookup as _;
 use kube::Api;
 use serde_json::Value;
 
@@ -54,7 +55,7 @@ pub async fn default_class(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
         }
         let class = e
             .object
-            .pointer("/spec/storageClassName")
+            .lookup("/spec/storageClassName")
             .and_then(Value::as_str);
         (class != Some(default.as_str())).then(|| {
             Breach::new(
@@ -84,7 +85,7 @@ pub async fn recreated(
     super::waits::wait(sc, timeout, clauses::missing_claim(), move |t| {
         let uid = |e: &crate::history::Entry| {
             e.object
-                .pointer("/metadata/uid")
+                .lookup("/metadata/uid")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         };
@@ -97,7 +98,7 @@ pub async fn recreated(
         match versions.last() {
             Some(e) if e.change != Change::Deleted => {
                 let bound =
-                    e.object.pointer("/status/phase").and_then(Value::as_str) == Some("Bound");
+                    e.object.lookup("/status/phase").and_then(Value::as_str) == Some("Bound");
                 let new = uid(e).is_some_and(|u| !before.contains(&u));
                 match (new, bound) {
                     (true, true) => None,

@@ -2,6 +2,7 @@
 //! event-driven: each new timeline entry re-evaluates the probe, so a wait
 //! ends the moment the history satisfies it and never polls.
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,7 +11,7 @@ use super::clauses;
 use super::scenario::Scenario;
 use crate::history::checks::Breach;
 use crate::history::rules::ConditionSpec;
-use crate::history::views::{state_before, PodFacts, State};
+use crate::history::views::{state_before, State};
 use crate::history::{Kind, Timeline, Violation};
 
 /// The latest recorded state of a set.
@@ -19,7 +20,7 @@ pub fn latest_set<'t>(t: &'t Timeline, set: &str) -> Option<&'t Value> {
         .iter()
         .rev()
         .find(|e| e.kind == Kind::StatefulSet && e.name == set)
-        .map(|e| &e.object)
+        .map(|e| &*e.object)
 }
 
 /// An integer field of the set's status in `state` (0 when absent, as Go's
@@ -47,18 +48,18 @@ pub fn update_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
 
 fn revision_of_current_generation(obj: &Value) -> Option<&str> {
     let generation = obj
-        .pointer("/metadata/generation")
+        .lookup("/metadata/generation")
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let observed = obj
-        .pointer("/status/observedGeneration")
+        .lookup("/status/observedGeneration")
         .and_then(Value::as_i64)
         .unwrap_or(-1);
     if observed < generation {
         return None;
     }
     let reported = obj
-        .pointer("/status/updateRevision")
+        .lookup("/status/updateRevision")
         .and_then(Value::as_str)?;
     // For apps/v1 the revision of a template is known (upstream's hash of
     // the template and status.collisionCount), so the controller's word is
@@ -76,9 +77,9 @@ pub fn template_revision(obj: &Value) -> Option<String> {
     if obj.get("apiVersion").and_then(Value::as_str) != Some("apps/v1") {
         return None;
     }
-    let name = obj.pointer("/metadata/name").and_then(Value::as_str)?;
+    let name = obj.lookup("/metadata/name").and_then(Value::as_str)?;
     let collisions = obj
-        .pointer("/status/collisionCount")
+        .lookup("/status/collisionCount")
         .and_then(Value::as_i64)
         .and_then(|c| i32::try_from(c).ok())
         .unwrap_or(0);
@@ -92,9 +93,7 @@ pub fn template_revision(obj: &Value) -> Option<String> {
 /// Why a wait cannot judge a set yet: its status lags its spec, or reports
 /// an update revision that is not its template's.
 fn not_reported_in(set: &str, obj: &Value) -> String {
-    let reported = obj
-        .pointer("/status/updateRevision")
-        .and_then(Value::as_str);
+    let reported = obj.lookup("/status/updateRevision").and_then(Value::as_str);
     match (template_revision(obj), reported) {
         (Some(expected), Some(r)) if expected != r => format!(
             "{set} status reports update revision {r}, but its current template's revision is {expected}"
@@ -106,11 +105,11 @@ fn not_reported_in(set: &str, obj: &Value) -> String {
 /// Why a set is not rolled out in `state`, or None when it is: exactly `n`
 /// pods exist (terminating ones count), all at the update revision, all Ready.
 pub fn rollout_gap_in(state: &State<'_>, set: &str, n: Option<usize>) -> Option<String> {
-    let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
+    let Some(obj) = state.sets.get(set).map(|e| &*e.object) else {
         return Some(format!("{set} has not been observed"));
     };
     let replicas = obj
-        .pointer("/spec/replicas")
+        .lookup("/spec/replicas")
         .and_then(Value::as_u64)
         .unwrap_or(1) as usize;
     let n = n.unwrap_or(replicas);
@@ -226,12 +225,12 @@ pub async fn controller_observed(sc: &mut Scenario, timeout: Duration) -> anyhow
 pub fn observation_gap(state: &State<'_>) -> Option<String> {
     state.sets.iter().find_map(|(set, e)| {
         let obj = &e.object;
-        if obj.pointer("/metadata/deletionTimestamp").is_some() {
+        if obj.lookup("/metadata/deletionTimestamp").is_some() {
             return None;
         }
-        let generation = obj.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+        let generation = obj.lookup("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
         let observed = obj
-            .pointer("/status/observedGeneration")
+            .lookup("/status/observedGeneration")
             .and_then(Value::as_i64)
             .unwrap_or(0);
         (observed < generation).then(|| {
@@ -477,7 +476,7 @@ pub async fn pod_waiting(
         match t.of_object(Kind::Pod, &pod).last() {
             None => Some(format!("pod {pod} has not been observed")),
             Some(e) => {
-                let f = PodFacts::of(&e.object);
+                let f = e.pod_facts();
                 (f.waiting_reason != Some(reason.as_str())).then(|| {
                     format!(
                         "pod {pod} is {} waiting reason {}",
@@ -606,7 +605,7 @@ pub async fn pod_unschedulable(
             Some(e) => {
                 let unschedulable = e
                     .object
-                    .pointer("/status/conditions")
+                    .lookup("/status/conditions")
                     .and_then(Value::as_array)
                     .is_some_and(|cs| {
                         cs.iter().any(|c| {
@@ -636,8 +635,7 @@ pub async fn pod_terminating(
         let from = baseline.resolve(t);
         let deleted = t.of_object(Kind::Pod, &pod).any(|e| {
             e.seq >= from
-                && (e.change == crate::history::Change::Deleted
-                    || PodFacts::of(&e.object).terminating)
+                && (e.change == crate::history::Change::Deleted || e.pod_facts().terminating)
         });
         (!deleted).then(|| format!("pod {pod} has not been deleted"))
     })
@@ -710,7 +708,7 @@ pub async fn pod_ready_at(
         let revision = match which {
             Which::Update => update_revision(t, &set),
             Which::Current => latest_set(t, &set)
-                .and_then(|o| o.pointer("/status/currentRevision"))
+                .and_then(|o| o.lookup("/status/currentRevision"))
                 .and_then(Value::as_str),
         };
         let Some(revision) = revision else {
@@ -808,7 +806,7 @@ pub async fn current_is_update(
             return Some(not_reported(&set));
         };
         let current = latest_set(t, &set)
-            .and_then(|o| o.pointer("/status/currentRevision"))
+            .and_then(|o| o.lookup("/status/currentRevision"))
             .and_then(Value::as_str);
         (current != Some(update)).then(|| {
             format!(
@@ -934,13 +932,13 @@ pub async fn observed_latest_generation(
     let set = set.to_string();
     wait(sc, timeout, clauses::status_truth(), move |t| {
         let state = state_before(t, t.next_seq());
-        let object = state.sets.get(set.as_str()).map(|e| &e.object);
+        let object = state.sets.get(set.as_str()).map(|e| &*e.object);
         let generation = object
-            .and_then(|o| o.pointer("/metadata/generation"))
+            .and_then(|o| o.lookup("/metadata/generation"))
             .and_then(serde_json::Value::as_i64)
             .unwrap_or(0);
         let observed = object
-            .and_then(|o| o.pointer("/status/observedGeneration"))
+            .and_then(|o| o.lookup("/status/observedGeneration"))
             .and_then(serde_json::Value::as_i64)
             .unwrap_or(0);
         (observed < generation).then(|| {

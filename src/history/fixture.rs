@@ -5,6 +5,7 @@
 //! that name, so a recreated pod has a new uid.
 
 use super::timeline::{Change, Entry, Kind, Timeline};
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -50,7 +51,7 @@ impl TimelineBuilder {
             meta.insert("resourceVersion".into(), json!(self.rv.to_string()));
         }
         let name = obj
-            .pointer("/metadata/name")
+            .lookup("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
@@ -177,7 +178,7 @@ impl TimelineBuilder {
     pub fn set_spec(&mut self, name: &str, spec: Value) -> &mut Self {
         let (change, mut obj) = self.set_object(name, 0);
         let generation = obj
-            .pointer("/metadata/generation")
+            .lookup("/metadata/generation")
             .and_then(Value::as_i64)
             .unwrap_or(0);
         obj["metadata"]["generation"] = json!(generation + 1);

@@ -1,7 +1,7 @@
 //! Per-pod lives and per-instant counts derived from a timeline.
 
 use super::timeline::{Change, Kind, Timeline};
-use super::views::{split_ordinal, PodFacts, SetScope, State};
+use super::views::{split_ordinal, SetScope, State};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ pub fn pod_lives(t: &Timeline) -> Vec<PodLife> {
     let mut lives: Vec<PodLife> = Vec::new();
     let mut by_uid: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for e in t.of_kind(Kind::Pod) {
-        let f = PodFacts::of(&e.object);
+        let f = e.pod_facts();
         let idx = *by_uid.entry(e.uid.as_str()).or_insert_with(|| {
             lives.push(PodLife {
                 name: e.name.clone(),

@@ -9,7 +9,7 @@
 
 use super::checks::{Breach, Clause, Violation};
 use super::timeline::{Change, Entry, Kind, Timeline};
-use super::views::{ordinal_of, state_before, PodFacts, SetScope, State};
+use super::views::{ordinal_of, state_before, SetScope, State};
 
 /// Whether `e` marks the first request to delete a pod: it carries a
 /// deletionTimestamp, or the pod is removed without one observed.
@@ -21,7 +21,7 @@ pub(super) fn deletion_request(e: &Entry, state: &State<'_>) -> bool {
                 .get(e.name.as_str())
                 .is_some_and(|p| !p.terminating),
             _ => {
-                PodFacts::of(&e.object).terminating
+                e.pod_facts().terminating
                     && !state
                         .pods
                         .get(e.name.as_str())

@@ -1,6 +1,7 @@
 //! One human-readable line per timeline entry.
 
 use super::timeline::{Entry, Kind};
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 use std::fmt;
 
@@ -43,14 +44,14 @@ impl fmt::Display for RenderedLine<'_> {
                 }
             }
             Kind::PersistentVolumeClaim => {
-                if let Some(phase) = o.pointer("/status/phase").and_then(Value::as_str) {
+                if let Some(phase) = o.lookup("/status/phase").and_then(Value::as_str) {
                     write!(f, " {phase}")?;
                 }
                 write!(f, " uid={}", e.uid)?;
             }
             Kind::StatefulSet => {
-                let n = |p: &str| o.pointer(p).and_then(Value::as_i64).unwrap_or(0);
-                let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("-");
+                let n = |p: &str| o.lookup(p).and_then(Value::as_i64).unwrap_or(0);
+                let s = |p: &str| o.lookup(p).and_then(Value::as_str).unwrap_or("-");
                 write!(
                     f,
                     " gen={} observed={} replicas={} ready={} updated={} current={} update={}",
@@ -69,7 +70,7 @@ impl fmt::Display for RenderedLine<'_> {
                 }
             }
             Kind::Event => {
-                let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
+                let s = |p: &str| o.lookup(p).and_then(Value::as_str).unwrap_or("");
                 write!(
                     f,
                     " {} {} {}/{}: {}",

@@ -9,7 +9,7 @@
 
 use super::checks::{always, in_order, no_entry, Breach, Clause, Violation};
 use super::timeline::{Change, Entry, Kind, Timeline};
-use super::views::{ordinal_of, split_ordinal, state_before, PodFacts, SetScope};
+use super::views::{ordinal_of, split_ordinal, state_before, SetScope};
 use std::collections::HashMap;
 
 pub use super::signals::{
@@ -40,7 +40,7 @@ pub fn deleted_in_order(
     in_order(t, clause, from_seq, names, "deleted", |e| {
         e.kind == Kind::Pod
             && (e.change == Change::Deleted
-                || (mark == DeletionMark::Requested && PodFacts::of(&e.object).terminating))
+                || (mark == DeletionMark::Requested && e.pod_facts().terminating))
     })
 }
 
@@ -178,7 +178,7 @@ pub fn no_mixed_revisions(
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
     for e in t.entries().iter().skip(skip) {
         if e.kind == Kind::Pod && e.change == Change::Added && ordinal_of(set, &e.name).is_some() {
-            let rev = PodFacts::of(&e.object).revision;
+            let rev = e.pod_facts().revision;
             if revision.is_none_or(|r| rev == Some(r)) {
                 let others: Vec<String> = state
                     .pods_of(set)
@@ -234,7 +234,7 @@ pub fn created_only_at(
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
     for e in t.entries().iter().skip(skip) {
         if e.kind == Kind::Pod && e.change == Change::Added && ordinal_of(set, &e.name).is_some() {
-            let rev = PodFacts::of(&e.object).revision;
+            let rev = e.pod_facts().revision;
             if rev != Some(revision) {
                 return Err(Violation::at_entry(
                     t,
@@ -356,7 +356,7 @@ pub fn partition_untouched(
             format!("was deleted (uid {uid})")
         } else if e.uid != *uid {
             format!("was replaced (uid {uid} -> {})", e.uid)
-        } else if PodFacts::of(&e.object).terminating {
+        } else if e.pod_facts().terminating {
             "got a deletionTimestamp".to_string()
         } else {
             return None;

@@ -13,7 +13,7 @@
 use super::checks::{Breach, Clause, Violation};
 use super::pacing::deletion_request;
 use super::timeline::{Change, Entry, Kind, Timeline};
-use super::views::{ordinal_of, state_before, PodFacts, SetScope, State};
+use super::views::{ordinal_of, state_before, SetScope, State};
 
 /// The revision of the pod that next takes `name` after entry `seq`.
 fn replaced_by<'t>(t: &'t Timeline, seq: u64, name: &str) -> Option<&'t str> {
@@ -22,7 +22,7 @@ fn replaced_by<'t>(t: &'t Timeline, seq: u64, name: &str) -> Option<&'t str> {
         .iter()
         .skip(skip)
         .find(|e| e.kind == Kind::Pod && e.change == Change::Added && e.name == name)
-        .and_then(|e| PodFacts::of(&e.object).revision)
+        .and_then(|e| e.pod_facts().revision)
 }
 
 /// Each replacement in the history from `from_seq`: the entry, its ordinal,

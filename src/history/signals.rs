@@ -6,6 +6,7 @@
 
 use super::checks::{Breach, Clause, Violation};
 use super::timeline::{Change, Kind, Timeline};
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -25,7 +26,7 @@ pub struct ConditionSpec<'a> {
 impl ConditionSpec<'_> {
     /// True when `obj`'s status.conditions has a matching condition.
     pub fn matches(&self, obj: &Value) -> bool {
-        obj.pointer("/status/conditions")
+        obj.lookup("/status/conditions")
             .and_then(Value::as_array)
             .is_some_and(|cs| {
                 cs.iter().any(|c| {
@@ -52,7 +53,7 @@ impl ConditionSpec<'_> {
 /// The conditions of `obj`, as `Type=Status (Reason)`.
 pub fn describe_conditions(obj: &Value) -> String {
     let list: Vec<String> = obj
-        .pointer("/status/conditions")
+        .lookup("/status/conditions")
         .and_then(Value::as_array)
         .map(|cs| {
             cs.iter()
@@ -184,7 +185,7 @@ pub struct EventSpec<'a> {
 impl EventSpec<'_> {
     /// True when the event object matches (core/v1 or events.k8s.io/v1).
     pub fn matches(&self, ev: &Value) -> bool {
-        let s = |p: &str| ev.pointer(p).and_then(Value::as_str);
+        let s = |p: &str| ev.lookup(p).and_then(Value::as_str);
         let involved = s("/involvedObject/name").or_else(|| s("/regarding/name"));
         s("/reason") == Some(self.reason)
             && self.involved.is_none_or(|n| involved == Some(n))
@@ -203,7 +204,7 @@ pub fn event_occurrences(t: &Timeline, from_seq: u64, spec: &EventSpec<'_>) -> u
                 .object
                 .get("count")
                 .and_then(Value::as_u64)
-                .or_else(|| e.object.pointer("/series/count").and_then(Value::as_u64))
+                .or_else(|| e.object.lookup("/series/count").and_then(Value::as_u64))
                 .unwrap_or(1)
                 .max(1);
             let c = counts.entry(e.name.as_str()).or_insert(0);
@@ -216,7 +217,7 @@ pub fn event_occurrences(t: &Timeline, from_seq: u64, spec: &EventSpec<'_>) -> u
 /// The pod an event of `set` reports deleted or created ("delete Pod web-0
 /// in StatefulSet web successful", upstream's event message), by reason.
 fn pod_event<'e>(ev: &'e Value, set: &str) -> Option<(&'e str, &'e str)> {
-    let s = |p: &str| ev.pointer(p).and_then(Value::as_str);
+    let s = |p: &str| ev.lookup(p).and_then(Value::as_str);
     let involved = s("/involvedObject/name").or_else(|| s("/regarding/name"))?;
     if involved != set {
         return None;

@@ -11,6 +11,7 @@
 // `Violation` is the documented error of every checker.
 #![allow(clippy::result_large_err)]
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use super::checks::{Breach, Clause, Violation};
@@ -65,7 +66,7 @@ pub fn converges_when_quiet(t: &Timeline, clause: &Clause, set: &str) -> Result<
         let Some(obj) = rest.sets.get(set).map(|e| &e.object) else {
             continue;
         };
-        if obj.pointer("/metadata/deletionTimestamp").is_some() {
+        if obj.lookup("/metadata/deletionTimestamp").is_some() {
             continue;
         }
         if let Some(gap) = settled_gap(&rest, set) {
@@ -95,7 +96,7 @@ fn last_generation_change(t: &Timeline, set: &str, from: usize, to: usize) -> Op
     let generation = |i: usize| {
         entries[i]
             .object
-            .pointer("/metadata/generation")
+            .lookup("/metadata/generation")
             .and_then(serde_json::Value::as_i64)
     };
     let is_set = |i: usize| entries[i].kind == Kind::StatefulSet && entries[i].name == set;

@@ -23,6 +23,7 @@
 // `Violation` is the documented error of every checker.
 #![allow(clippy::result_large_err)]
 
+use kepspec_core::Lookup as _;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -134,7 +135,7 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
         return Some(format!("{set} has not been observed"));
     };
     let generation = obj
-        .pointer("/metadata/generation")
+        .lookup("/metadata/generation")
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let default = Value::Null;
@@ -160,7 +161,7 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
         }
     }
     let promotes = matches!(
-        obj.pointer("/spec/updateStrategy/type")
+        obj.lookup("/spec/updateStrategy/type")
             .and_then(Value::as_str),
         None | Some("RollingUpdate") | Some("Recreate")
     );
@@ -304,7 +305,7 @@ pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), V
         }
         let generation = e
             .object
-            .pointer("/metadata/generation")
+            .lookup("/metadata/generation")
             .and_then(Value::as_i64);
         if let Some(g) = generation.filter(|g| generation_seen.iter().all(|(s, _)| s != g)) {
             generation_seen.push((g, e.at));

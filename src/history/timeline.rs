@@ -19,6 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The kinds of objects a scenario records.
@@ -100,12 +101,18 @@ pub struct Entry {
     pub uid: String,
     /// metadata.resourceVersion of this state.
     pub resource_version: String,
-    /// The full object as observed.
-    pub object: Value,
+    /// The full object as observed, shared by every copy of the timeline
+    /// (a check's copy costs no object's copy).
+    pub object: Arc<Value>,
     /// True for a `Deleted` entry the recorder inferred because the object
     /// was missing from a relist (the watch missed the real deletion).
     #[serde(default)]
     pub inferred: bool,
+    /// A pod's facts, read from `object` the first time they are asked for
+    /// ([`Entry::pod_facts`]): waits judge the whole timeline after every
+    /// change, so each state is read once instead of once per judgement.
+    #[serde(skip)]
+    pub(crate) facts: super::views::FactsCache,
 }
 
 impl Entry {
@@ -114,7 +121,8 @@ impl Entry {
     pub fn new(at: Duration, kind: Kind, change: Change, object: Value) -> Entry {
         let meta = |k: &str| {
             object
-                .pointer(&format!("/metadata/{k}"))
+                .get("metadata")
+                .and_then(|m| m.get(k))
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string()
@@ -127,8 +135,9 @@ impl Entry {
             name: meta("name"),
             uid: meta("uid"),
             resource_version: meta("resourceVersion"),
-            object,
+            object: Arc::new(object),
             inferred: false,
+            facts: Default::default(),
         }
     }
 

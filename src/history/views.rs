@@ -12,6 +12,7 @@
 //!   as available at once: they were ready before the scenario started.
 
 use super::timeline::{Change, Entry, Kind, Timeline};
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -60,7 +61,7 @@ impl<'a> PodFacts<'a> {
     /// Reads the facts of a pod object; missing fields give defaults.
     pub fn of(pod: &'a Value) -> PodFacts<'a> {
         let conditions = pod
-            .pointer("/status/conditions")
+            .lookup("/status/conditions")
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
@@ -71,29 +72,100 @@ impl<'a> PodFacts<'a> {
             })
         };
         let waiting_reason = pod
-            .pointer("/status/containerStatuses")
+            .lookup("/status/containerStatuses")
             .and_then(Value::as_array)
             .and_then(|cs| {
                 cs.iter()
-                    .find_map(|c| c.pointer("/state/waiting/reason").and_then(Value::as_str))
+                    .find_map(|c| c.lookup("/state/waiting/reason").and_then(Value::as_str))
             });
         PodFacts {
             revision: pod
-                .pointer("/metadata/labels")
+                .lookup("/metadata/labels")
                 .and_then(|l| l.get(REVISION_LABEL))
                 .and_then(Value::as_str),
-            phase: pod.pointer("/status/phase").and_then(Value::as_str),
+            phase: pod.lookup("/status/phase").and_then(Value::as_str),
             ready: cond_true("Ready"),
             terminating: pod
-                .pointer("/metadata/deletionTimestamp")
+                .lookup("/metadata/deletionTimestamp")
                 .is_some_and(|v| !v.is_null()),
             scheduled: pod
-                .pointer("/spec/nodeName")
+                .lookup("/spec/nodeName")
                 .and_then(Value::as_str)
                 .is_some_and(|n| !n.is_empty())
                 || cond_true("PodScheduled"),
             waiting_reason,
         }
+    }
+}
+
+/// [`PodFacts`] of one recorded state, owned, with the Ready condition's
+/// lastTransitionTime.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reading {
+    revision: Option<Box<str>>,
+    phase: Option<Box<str>>,
+    ready: bool,
+    terminating: bool,
+    scheduled: bool,
+    waiting_reason: Option<Box<str>>,
+    ready_transition: Option<jiff::Timestamp>,
+}
+
+impl Reading {
+    fn of(pod: &Value) -> Reading {
+        let f = PodFacts::of(pod);
+        Reading {
+            revision: f.revision.map(Box::from),
+            phase: f.phase.map(Box::from),
+            ready: f.ready,
+            terminating: f.terminating,
+            scheduled: f.scheduled,
+            waiting_reason: f.waiting_reason.map(Box::from),
+            ready_transition: if f.ready {
+                State::ready_transition(pod)
+            } else {
+                None
+            },
+        }
+    }
+
+    fn facts(&self) -> PodFacts<'_> {
+        PodFacts {
+            revision: self.revision.as_deref(),
+            phase: self.phase.as_deref(),
+            ready: self.ready,
+            terminating: self.terminating,
+            scheduled: self.scheduled,
+            waiting_reason: self.waiting_reason.as_deref(),
+        }
+    }
+}
+
+/// An entry's [`Reading`], made on first use. It is derived from the
+/// entry's object, so it takes no part in comparing entries.
+#[derive(Clone, Default)]
+pub struct FactsCache(std::sync::OnceLock<Reading>);
+
+impl PartialEq for FactsCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for FactsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FactsCache")
+    }
+}
+
+impl Entry {
+    fn reading(&self) -> &Reading {
+        self.facts.0.get_or_init(|| Reading::of(&self.object))
+    }
+
+    /// [`PodFacts::of`] this entry's object, read once per entry.
+    pub fn pod_facts(&self) -> PodFacts<'_> {
+        self.reading().facts()
     }
 }
 
@@ -220,7 +292,7 @@ impl SetScope {
 /// and `"a-b"` ranges, read as the stand-in reads them); empty for any
 /// other kind.
 pub fn reserved_ordinals(set: &serde_json::Value) -> Vec<i32> {
-    crate::controller::plan::reserved_ordinals(set.pointer("/spec/reserveOrdinals"))
+    crate::controller::plan::reserved_ordinals(set.lookup("/spec/reserveOrdinals"))
 }
 
 /// The state of the namespace after some prefix of the timeline.
@@ -259,9 +331,8 @@ impl<'t> State<'t> {
     }
 
     /// The Ready condition's lastTransitionTime of a pod object.
-    fn ready_transition(e: &Entry) -> Option<jiff::Timestamp> {
-        e.object
-            .pointer("/status/conditions")
+    fn ready_transition(pod: &Value) -> Option<jiff::Timestamp> {
+        pod.lookup("/status/conditions")
             .and_then(Value::as_array)
             .and_then(|cs| {
                 cs.iter()
@@ -295,7 +366,7 @@ impl<'t> State<'t> {
             self.pods.remove(e.name.as_str());
             return;
         }
-        let f = PodFacts::of(&e.object);
+        let f = e.pod_facts();
         let prev = self
             .pods
             .get(e.name.as_str())
@@ -315,7 +386,9 @@ impl<'t> State<'t> {
         // moves it (upstream's TestStatefulSetAvailable backdates it) counts
         // from then on.
         let ready_wall = match (f.ready, self.origin) {
-            (true, Some(origin)) => Self::ready_transition(e)
+            (true, Some(origin)) => e
+                .reading()
+                .ready_transition
                 .map(|t| (t, origin))
                 .or_else(|| prev.and_then(|p| p.ready_wall).filter(|_| was_ready)),
             _ => None,
@@ -387,7 +460,7 @@ impl<'t> State<'t> {
         let Some(obj) = self.sets.get(base.set.as_str()).map(|e| &e.object) else {
             return base.clone();
         };
-        let int = |p: &str| obj.pointer(p).and_then(serde_json::Value::as_i64);
+        let int = |p: &str| obj.lookup(p).and_then(serde_json::Value::as_i64);
         SetScope {
             set: base.set.clone(),
             replicas: int("/spec/replicas")

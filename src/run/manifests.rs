@@ -7,6 +7,7 @@
 //! names the feature file and the line in it.
 
 use cucumber::gherkin;
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::features::InputProblem;
@@ -137,7 +138,7 @@ fn kruise_schema() -> Option<Value> {
     const CRD: &str = include_str!("../../clusters/crds/apps.kruise.io_statefulsets.yaml");
     let crd: Value = crate::yaml::from_str(CRD).ok()?;
     let version = crd
-        .pointer("/spec/versions")?
+        .lookup("/spec/versions")?
         .as_array()?
         .iter()
         .find(|v| v.get("name").and_then(Value::as_str) == Some("v1beta1"))?

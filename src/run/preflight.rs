@@ -5,6 +5,7 @@
 //! one error naming what to start, instead of every scenario failing after
 //! its own timeout on a status nobody writes.
 
+use kepspec_core::Lookup as _;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Namespace;
@@ -78,7 +79,7 @@ async fn probe(
             let generation = set.metadata.generation.unwrap_or(1);
             let observed = set
                 .data
-                .pointer("/status/observedGeneration")
+                .lookup("/status/observedGeneration")
                 .and_then(serde_json::Value::as_i64);
             if observed.is_some_and(|o| o >= generation) {
                 return Ok(());

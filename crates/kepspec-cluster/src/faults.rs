@@ -445,6 +445,31 @@ impl Faults {
         self.lock().log.iter().cloned().collect()
     }
 
+    /// The sequence number of the newest recorded request (0 before any).
+    pub fn last_seq(&self) -> u64 {
+        self.lock().log.back().map_or(0, |r| r.seq)
+    }
+
+    /// The sequence number of the oldest request still recorded, and the
+    /// recorded requests after `seq` that `keep` accepts, oldest first:
+    /// only those are copied out of the log.
+    pub fn requests_after(
+        &self,
+        seq: u64,
+        keep: impl Fn(&RequestRecord) -> bool,
+    ) -> (Option<u64>, Vec<RequestRecord>) {
+        let inner = self.lock();
+        let first = inner.log.front().map(|r| r.seq);
+        let start = inner.log.partition_point(|r| r.seq <= seq);
+        let kept = inner
+            .log
+            .range(start..)
+            .filter(|r| keep(r))
+            .cloned()
+            .collect();
+        (first, kept)
+    }
+
     /// Forgets the recorded requests.
     pub fn clear_log(&self) {
         self.lock().log.clear();

@@ -1,6 +1,7 @@
 //! Create and update semantics shared by the HTTP handlers and the
 //! in-process controllers (garbage collector, namespace lifecycle).
 
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 
 use super::admission::{self, AdmissionRequest, ApiGates, Operation};
@@ -72,7 +73,7 @@ pub fn record_fields(
             &meta::now_rfc3339(),
         ),
         Some(_) => keep(new, sent),
-        None => keep(new, old.and_then(|o| o.pointer("/metadata/managedFields"))),
+        None => keep(new, old.and_then(|o| o.lookup("/metadata/managedFields"))),
     }
 }
 
@@ -126,7 +127,7 @@ pub(super) fn admit(
     // ObjectMeta's labels are validated for every kind, first, as
     // `ValidateObjectMeta` does before the kind's own rules.
     let labels =
-        admission::meta::labels_errors(req.object.pointer("/metadata/labels"), "metadata.labels");
+        admission::meta::labels_errors(req.object.lookup("/metadata/labels"), "metadata.labels");
     let result = admission::admit(&mut req);
     let name = admission::meta::name(req.object).to_string();
     let inv = match result {
@@ -411,7 +412,7 @@ fn name_error(info: &ResourceInfo, name: &str) -> Option<String> {
 /// version (a non-zero number: "0" and non-numbers are cleared, as
 /// `ObjectResourceVersion` fails or reads 0 for them).
 fn set_on_create(obj: &Value) -> bool {
-    obj.pointer("/metadata/resourceVersion")
+    obj.lookup("/metadata/resourceVersion")
         .and_then(Value::as_str)
         .and_then(|v| v.parse::<u64>().ok())
         .is_some_and(|v| v != 0)
@@ -429,7 +430,7 @@ pub fn create_in(
 ) -> Result<Value, ApiError> {
     check_type(info, &mut obj)?;
     let gates = by.map(|w| w.gates);
-    let sent = obj.pointer("/metadata/managedFields").cloned();
+    let sent = obj.lookup("/metadata/managedFields").cloned();
     let ns = if info.namespaced { ns } else { "" };
     if gates.is_some() && set_on_create(&obj) {
         // etcd3 store's Create refuses it with a plain error, which the

@@ -24,6 +24,7 @@
 //! the cluster's token may do everything.
 
 use serde_json::{json, Map, Value};
+use std::sync::OnceLock;
 
 /// The label every bootstrap RBAC object carries.
 pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
@@ -267,9 +268,37 @@ fn aggregate_to_view_rules() -> Value {
     ])
 }
 
-/// The bootstrap ClusterRoles served (aggregated ones without rules yet:
-/// [`aggregate`] fills them).
+/// The bootstrap ClusterRoles served, the aggregated ones (`admin`, `edit`,
+/// `view`) holding what [`aggregate`] gathers into them from the others, as
+/// kube-controller-manager's aggregation controller leaves them on a fresh
+/// cluster. Worked out once per process.
 pub fn cluster_roles() -> Vec<Value> {
+    static ROLES: OnceLock<Vec<Value>> = OnceLock::new();
+    ROLES
+        .get_or_init(|| settled(declared_cluster_roles()))
+        .clone()
+}
+
+/// `roles` after aggregation has run until it changes nothing (an
+/// aggregated role can itself be gathered: `edit` into `admin`).
+fn settled(mut roles: Vec<Value>) -> Vec<Value> {
+    for _ in 0..10 {
+        let changes = aggregate(&roles.iter().collect::<Vec<_>>());
+        if changes.is_empty() {
+            break;
+        }
+        for (role, rules) in changes {
+            if let Some(r) = roles.iter_mut().find(|r| name(r) == role) {
+                r["rules"] = rules;
+            }
+        }
+    }
+    roles
+}
+
+/// The bootstrap ClusterRoles as declared (aggregated ones without rules
+/// yet).
+fn declared_cluster_roles() -> Vec<Value> {
     let non_resource = |urls: &[&str]| json!({"nonResourceURLs": urls, "verbs": ["get"]});
     vec![
         aggregated("admin", None, AGGREGATE_TO_ADMIN),
@@ -429,23 +458,6 @@ fn name(v: &Value) -> &str {
 mod tests {
     use super::*;
 
-    /// The roles after the controller settles.
-    fn settled(mut roles: Vec<Value>) -> Vec<Value> {
-        for _ in 0..10 {
-            let refs: Vec<&Value> = roles.iter().collect();
-            let changes = aggregate(&refs);
-            if changes.is_empty() {
-                return roles;
-            }
-            for (n, rules) in changes {
-                if let Some(r) = roles.iter_mut().find(|r| name(r) == n) {
-                    r["rules"] = rules;
-                }
-            }
-        }
-        panic!("the aggregation did not settle");
-    }
-
     fn rules_of<'a>(roles: &'a [Value], n: &str) -> &'a Vec<Value> {
         roles
             .iter()
@@ -456,7 +468,9 @@ mod tests {
 
     #[test]
     fn view_edit_and_admin_aggregate_in_a_chain() {
-        let roles = settled(cluster_roles());
+        let roles = cluster_roles();
+        // Served already settled: one more round changes nothing.
+        assert!(aggregate(&roles.iter().collect::<Vec<_>>()).is_empty());
         let view = rules_of(&roles, "view");
         let edit = rules_of(&roles, "edit");
         let admin = rules_of(&roles, "admin");

@@ -15,6 +15,7 @@
 //! is not known from the path, the message names the kind (a difference
 //! listed in docs/src/embedded-cluster.md).
 
+use kepspec_core::Lookup as _;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -199,7 +200,7 @@ fn statefulset(info: &ResourceInfo, obj: &Value) -> Result<Value, ApiError> {
     use k8s_openapi::api::apps::v1::{RollingUpdateStatefulSetStrategy, StatefulSet};
     let mut typed = through::<StatefulSet>(info, obj)?;
     let pointer = "/spec/updateStrategy/enforcedRollingUpdate";
-    let Some(block) = obj.pointer(pointer).filter(|v| !v.is_null()) else {
+    let Some(block) = obj.lookup(pointer).filter(|v| !v.is_null()) else {
         return Ok(typed);
     };
     let value = decode::<RollingUpdateStatefulSetStrategy>(

@@ -1,6 +1,7 @@
 //! The `update` verb (and the tail of every patch): preconditions, the
 //! status split, immutable metadata, generation, finalizer-driven removal.
 
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 
 use super::admission::Operation;
@@ -40,7 +41,7 @@ pub fn update_in(
 ) -> Result<Value, ApiError> {
     check_type(info, &mut obj)?;
     let gates = by.map(|w| w.gates);
-    let sent = obj.pointer("/metadata/managedFields").cloned();
+    let sent = obj.lookup("/metadata/managedFields").cloned();
     let ns = if info.namespaced { ns } else { "" };
     let body_name = meta_str(&obj, "name").unwrap_or_default().to_string();
     if !body_name.is_empty() && body_name != name {
@@ -96,7 +97,7 @@ pub fn update_in(
             // podEphemeralContainersStrategy's PrepareForUpdate: only the
             // ephemeral containers are taken from the request.
             let mut n = old.clone();
-            let sent = obj.pointer("/spec/ephemeralContainers").cloned();
+            let sent = obj.lookup("/spec/ephemeralContainers").cloned();
             if let Some(spec) = n.get_mut("spec").and_then(Value::as_object_mut) {
                 match sent.filter(|v| !v.is_null()) {
                     Some(list) => spec.insert("ephemeralContainers".into(), list),

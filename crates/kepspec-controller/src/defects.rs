@@ -9,6 +9,7 @@
 //!
 //! [`plan`]: super::plan::plan
 
+use kepspec_core::Lookup as _;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -605,11 +606,11 @@ pub fn distort_raw(defect: Defect, raw: &mut serde_json::Value) {
         // the gate on, a partitioned RollingUpdate with it off.
         Defect::GateOffKeepsEnforcedPartition => {
             let enforced = raw
-                .pointer("/spec/updateStrategy/type")
+                .lookup("/spec/updateStrategy/type")
                 .and_then(|t| t.as_str())
                 == Some(super::plan::ENFORCED_TYPE);
             let partition = raw
-                .pointer("/spec/updateStrategy/enforcedRollingUpdate/partition")
+                .lookup("/spec/updateStrategy/enforcedRollingUpdate/partition")
                 .cloned();
             if let (true, Some(p)) = (enforced, partition) {
                 raw["spec"]["updateStrategy"]["rollingUpdate"] =

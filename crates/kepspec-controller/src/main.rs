@@ -6,6 +6,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use kepspec_controller::command::{serve, ControllerArgs};
 
+/// The same allocator as kepspec's own binaries.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The bundled StatefulSet controller (KEP-3541 Recreate, KEP-961
 /// maxUnavailable, the KEP-3541 draft's EnforcedRollingUpdate).
 #[derive(Debug, Parser)]

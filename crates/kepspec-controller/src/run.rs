@@ -9,6 +9,7 @@
 //! API server returned, so a pod deleted a moment ago is never deleted twice
 //! and an event is never recorded twice for one transition.
 
+use kepspec_core::Lookup as _;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -562,7 +563,7 @@ async fn sync_fresh(
     // controller writes (Advanced StatefulSet's CRD, labelSelectorPath).
     let label_selector = (kind != vendor::APPS_V1).then(|| {
         kepspec_core::selector::format_label_selector(
-            raw.pointer("/spec/selector")
+            raw.lookup("/spec/selector")
                 .unwrap_or(&serde_json::Value::Null),
         )
     });

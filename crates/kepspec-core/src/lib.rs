@@ -10,6 +10,7 @@
 pub mod fields;
 pub mod gating;
 pub mod implementation;
+pub mod json;
 pub mod names;
 pub mod rollout;
 pub mod scrape;
@@ -19,3 +20,4 @@ pub mod yaml;
 pub use fields::FieldMap;
 pub use gating::{FeatureGates, GateSource, Version};
 pub use implementation::Implementation;
+pub use json::Lookup;

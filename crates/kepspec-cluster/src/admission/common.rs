@@ -3,6 +3,7 @@
 //! ConfigMap and Secret sizes, a claim's access modes and storage request,
 //! a Service's ports, and ObjectMeta's annotation size for every kind.
 
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::fielderr::FieldError;
@@ -31,7 +32,7 @@ fn decoded_len(v: &Value) -> usize {
 
 /// `ValidateAnnotations`' total size rule.
 pub fn annotations(obj: &Value) -> Vec<FieldError> {
-    let total: usize = strings(obj.pointer("/metadata/annotations"))
+    let total: usize = strings(obj.lookup("/metadata/annotations"))
         .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
         .sum();
     if total > MAX_ANNOTATIONS {
@@ -81,7 +82,7 @@ pub fn persistent_volume_claim(obj: &Value) -> Vec<FieldError> {
             "at least 1 access mode is required",
         ));
     }
-    if spec.pointer("/resources/requests/storage").is_none() {
+    if spec.lookup("/resources/requests/storage").is_none() {
         out.push(FieldError::required("spec.resources[storage]", ""));
     }
     out

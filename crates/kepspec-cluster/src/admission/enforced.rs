@@ -14,6 +14,7 @@
 //! - the block is validated as `rollingUpdate` is, and is only allowed with
 //!   its type, as `rollingUpdate` is only allowed with RollingUpdate.
 
+use kepspec_core::Lookup as _;
 use serde_json::{Map, Value};
 
 use super::fielderr::FieldError;
@@ -26,12 +27,12 @@ pub const BLOCK: &str = "enforcedRollingUpdate";
 const PATH: &str = "spec.updateStrategy.enforcedRollingUpdate";
 
 fn strategy_type(obj: &Value) -> Option<&str> {
-    obj.pointer("/spec/updateStrategy/type")
+    obj.lookup("/spec/updateStrategy/type")
         .and_then(Value::as_str)
 }
 
 fn uses_block(obj: &Value) -> bool {
-    obj.pointer("/spec/updateStrategy/enforcedRollingUpdate")
+    obj.lookup("/spec/updateStrategy/enforcedRollingUpdate")
         .is_some_and(|v| !v.is_null())
 }
 

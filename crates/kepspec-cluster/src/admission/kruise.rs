@@ -15,6 +15,7 @@
 //! `admission.Errored(422, err)`: code 422, the message prefixed with
 //! `admission webhook "vstatefulset.kb.io" denied the request: `.
 
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 
 use super::fielderr::{go_int_or_string, go_quote, FieldError};
@@ -89,15 +90,15 @@ fn errors(obj: &Value) -> Vec<FieldError> {
     let mut out = Vec::new();
     let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
     let parallel = spec.get("podManagementPolicy").and_then(Value::as_str) == Some("Parallel");
-    let rolling = spec.pointer("/updateStrategy/rollingUpdate");
-    if let Some(m) = spec.pointer("/scaleStrategy/maxUnavailable") {
+    let rolling = spec.lookup("/updateStrategy/rollingUpdate");
+    if let Some(m) = spec.lookup("/scaleStrategy/maxUnavailable") {
         out.extend(max_unavailable(
             m,
             parallel,
             "spec.scaleStrategy.maxUnavailable",
         ));
     }
-    if spec.pointer("/updateStrategy/type").and_then(Value::as_str) != Some("RollingUpdate") {
+    if spec.lookup("/updateStrategy/type").and_then(Value::as_str) != Some("RollingUpdate") {
         return out;
     }
     let Some(rolling) = rolling else {
@@ -124,7 +125,7 @@ fn errors(obj: &Value) -> Vec<FieldError> {
         "ReCreate" => {}
         "InPlaceIfPossible" | "InPlaceOnly" => {
             let gated = spec
-                .pointer("/template/spec/readinessGates")
+                .lookup("/template/spec/readinessGates")
                 .and_then(Value::as_array)
                 .is_some_and(|gates| {
                     gates.iter().any(|g| {
@@ -135,7 +136,7 @@ fn errors(obj: &Value) -> Vec<FieldError> {
             if !gated {
                 out.push(FieldError::invalid(
                     "spec.template.spec.readinessGates",
-                    readiness_gates(spec.pointer("/template/spec/readinessGates")),
+                    readiness_gates(spec.lookup("/template/spec/readinessGates")),
                     &format!(
                         "must contains {IN_PLACE_UPDATE_READY} when podUpdatePolicy is {policy}"
                     ),
@@ -161,13 +162,13 @@ fn errors(obj: &Value) -> Vec<FieldError> {
 /// (`<op> <path>`, as Kruise prints it).
 fn in_place_only(obj: &Value, old: &Value) -> Option<String> {
     let policy = obj
-        .pointer("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
+        .lookup("/spec/updateStrategy/rollingUpdate/podUpdatePolicy")
         .and_then(Value::as_str);
     if policy != Some("InPlaceOnly") {
         return None;
     }
     let spec = |o: &Value| {
-        o.pointer("/spec/template/spec")
+        o.lookup("/spec/template/spec")
             .cloned()
             .unwrap_or(Value::Null)
     };

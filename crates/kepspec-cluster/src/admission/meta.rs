@@ -1,11 +1,12 @@
 //! Object metadata checks and small helpers over `serde_json::Value`.
 
 use super::fielderr::{go_quote, FieldError};
+use kepspec_core::Lookup as _;
 use serde_json::{Map, Value};
 
 /// `metadata.name`, or "" when absent.
 pub fn name(obj: &Value) -> &str {
-    obj.pointer("/metadata/name")
+    obj.lookup("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }
@@ -203,7 +204,7 @@ pub fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldError> {
 pub fn validate_create_name(obj: &Value, name_errors: fn(&str) -> Vec<String>) -> Vec<FieldError> {
     let name = name(obj);
     let generate = obj
-        .pointer("/metadata/generateName")
+        .lookup("/metadata/generateName")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if name.is_empty() {

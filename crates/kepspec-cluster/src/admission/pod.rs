@@ -6,6 +6,7 @@ use super::fielderr::FieldError;
 use super::meta::{self, semantic, str_at};
 use super::quantity::milli_of;
 use super::{defaults, AdmissionRequest, Operation};
+use kepspec_core::Lookup as _;
 use serde_json::{json, Map, Value};
 
 const FORBIDDEN_UPDATE: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
@@ -156,14 +157,14 @@ pub fn qos_class(pod: &Value) -> &'static str {
     let mut guaranteed = true;
     for list in ["initContainers", "containers"] {
         let Some(items) = pod
-            .pointer(&format!("/spec/{list}"))
+            .lookup(&format!("/spec/{list}"))
             .and_then(Value::as_array)
         else {
             continue;
         };
         for c in items {
-            let requests = c.pointer("/resources/requests").and_then(Value::as_object);
-            let limits = c.pointer("/resources/limits").and_then(Value::as_object);
+            let requests = c.lookup("/resources/requests").and_then(Value::as_object);
+            let limits = c.lookup("/resources/limits").and_then(Value::as_object);
             for res in ["cpu", "memory"] {
                 let req = requests.and_then(|r| r.get(res)).and_then(milli_of);
                 let lim = limits.and_then(|l| l.get(res)).and_then(milli_of);
@@ -217,7 +218,7 @@ const EPHEMERAL_ALLOWED: [&str; 17] = [
 /// removed nor changed (matched by name, since a patch may reorder them).
 pub fn ephemeral_update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
     if old
-        .pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+        .lookup("/metadata/annotations/kubernetes.io~1config.mirror")
         .is_some()
     {
         return vec![FieldError::forbidden(
@@ -226,7 +227,7 @@ pub fn ephemeral_update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
         )];
     }
     let list = |pod: &Value, key: &str| -> Vec<Value> {
-        pod.pointer(&format!("/spec/{key}"))
+        pod.lookup(&format!("/spec/{key}"))
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default()

@@ -5,6 +5,7 @@
 use super::fielderr::{go_int_or_string, go_quote, go_string_map, FieldError};
 use super::meta::{self, int_at, nonnegative, semantic, str_at};
 use super::{defaults, enforced, selector, AdmissionRequest, ApiGates, Operation};
+use kepspec_core::Lookup as _;
 use serde_json::{json, Map, Value};
 
 /// The fields of a StatefulSet spec that an update may change.
@@ -112,7 +113,7 @@ fn validate_downgraded_recreate(new: &Value, old: &Value, gates: &ApiGates) -> V
 }
 
 fn strategy_type(obj: &Value) -> Option<&str> {
-    obj.pointer("/spec/updateStrategy/type")
+    obj.lookup("/spec/updateStrategy/type")
         .and_then(Value::as_str)
 }
 
@@ -126,7 +127,7 @@ fn drop_disabled_fields(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) 
     let literal = gates.implementation == kepspec_core::Implementation::KepLiteral;
     let in_use = !literal
         && old.is_some_and(|o| {
-            o.pointer("/spec/updateStrategy/rollingUpdate/maxUnavailable")
+            o.lookup("/spec/updateStrategy/rollingUpdate/maxUnavailable")
                 .is_some_and(|v| !v.is_null())
         });
     if gates.max_unavailable_statefulset || in_use {
@@ -198,7 +199,7 @@ fn validate_spec(obj: &Value, allowed: Allowed) -> Vec<FieldError> {
 
     let template_labels = spec
         .get("template")
-        .and_then(|t| t.pointer("/metadata/labels"))
+        .and_then(|t| t.lookup("/metadata/labels"))
         .and_then(Value::as_object);
     match spec.get("selector") {
         Some(Value::Object(sel)) => {
@@ -229,7 +230,7 @@ fn validate_spec(obj: &Value, allowed: Allowed) -> Vec<FieldError> {
         .unwrap_or(&empty);
     errs.extend(meta::labels_errors(
         spec.get("template")
-            .and_then(|t| t.pointer("/metadata/labels")),
+            .and_then(|t| t.lookup("/metadata/labels")),
         "spec.template.metadata.labels",
     ));
     match template_spec.get("containers").and_then(Value::as_array) {

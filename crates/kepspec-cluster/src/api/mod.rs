@@ -14,6 +14,7 @@ mod watch;
 mod write;
 pub mod yaml;
 
+use kepspec_core::Lookup as _;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -458,7 +459,7 @@ fn created_name(bytes: &[u8]) -> Option<String> {
     let v: Value = serde_json::from_slice(bytes)
         .ok()
         .or_else(|| yaml::parse(bytes).ok())?;
-    v.pointer("/metadata/name")?.as_str().map(str::to_string)
+    v.lookup("/metadata/name")?.as_str().map(str::to_string)
 }
 
 /// Reads the whole body, enforcing the size limit. An oversized body is

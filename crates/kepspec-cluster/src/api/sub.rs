@@ -2,6 +2,7 @@
 
 use axum::response::Response;
 use http::StatusCode;
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 
 use super::super::managed::Operation;
@@ -31,12 +32,9 @@ pub fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
     let Some((spec_path, status_path, sel_path)) = &info.scale else {
         return json!({});
     };
-    let spec_replicas = obj
-        .pointer(&pointer(spec_path))
-        .cloned()
-        .unwrap_or(json!(0));
+    let spec_replicas = obj.lookup(&pointer(spec_path)).cloned().unwrap_or(json!(0));
     let status_replicas = obj
-        .pointer(&pointer(status_path))
+        .lookup(&pointer(status_path))
         .cloned()
         .unwrap_or(json!(0));
     let selector = if info.builtin {
@@ -44,7 +42,7 @@ pub fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
     } else {
         sel_path
             .as_ref()
-            .and_then(|p| obj.pointer(&pointer(p)))
+            .and_then(|p| obj.lookup(&pointer(p)))
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string()

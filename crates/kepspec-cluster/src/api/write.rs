@@ -3,6 +3,7 @@
 use axum::body::Bytes;
 use axum::response::Response;
 use http::StatusCode;
+use kepspec_core::Lookup as _;
 use serde_json::{json, Value};
 
 use super::super::delete::{delete_in, DeleteOpts, DeleteOutcome, Propagation};
@@ -179,7 +180,7 @@ fn check_apply_config(req: &Req<'_>, doc: &Value) -> Result<(), ApiError> {
         )));
     }
     if doc
-        .pointer("/metadata/managedFields")
+        .lookup("/metadata/managedFields")
         .is_some_and(|m| !m.is_null())
     {
         return Err(ApiError::bad_request("metadata.managedFields must be nil"));

@@ -306,10 +306,7 @@ fn collect_pass(store: &Store) -> (usize, Known) {
         })
         .count();
     let acted = actions.iter().filter(|a| perform(store, &infos, a)).count();
-    (
-        restored + acted + aggregate_cluster_roles(store, &infos),
-        known,
-    )
+    (restored + acted, known)
 }
 
 /// The group/resource of ClusterRoles.

@@ -18,6 +18,7 @@ mod merge;
 mod schema;
 mod set;
 
+use kepspec_core::Lookup as _;
 use serde_json::{json, Map, Value};
 
 pub use schema::{list_type, ListType};
@@ -178,7 +179,7 @@ fn decode(list: &[Value]) -> Vec<Entry> {
 }
 
 fn entries_of(obj: &Value) -> Vec<Entry> {
-    obj.pointer("/metadata/managedFields")
+    obj.lookup("/metadata/managedFields")
         .and_then(Value::as_array)
         .map(|a| decode(a))
         .unwrap_or_default()

@@ -3,6 +3,7 @@
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
+use kepspec_core::Lookup as _;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
 
@@ -29,7 +30,7 @@ fn owns(obj: &impl serde::Serialize, manager: &str, pointer: &str) -> bool {
         .as_array()
         .into_iter()
         .flatten()
-        .any(|e| e["manager"] == manager && e["fieldsV1"].pointer(pointer).is_some())
+        .any(|e| e["manager"] == manager && e["fieldsV1"].lookup(pointer).is_some())
 }
 
 fn pod(labels: Value) -> Value {

@@ -23,6 +23,7 @@
 //! - `enforcedRollingUpdate.partition` is honoured; `maxUnavailable` is
 //!   validated but pods are replaced one at a time, as the algorithm does.
 
+use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::super::pods;
@@ -39,7 +40,7 @@ pub const CONDITION: &str = "StatefulSetUpdateStrategy";
 
 /// `spec.updateStrategy.enforcedRollingUpdate.partition` (0 when unset).
 pub(super) fn partition(raw: &Value) -> i32 {
-    raw.pointer("/spec/updateStrategy/enforcedRollingUpdate/partition")
+    raw.lookup("/spec/updateStrategy/enforcedRollingUpdate/partition")
         .and_then(Value::as_i64)
         .and_then(|p| i32::try_from(p).ok())
         .unwrap_or(0)

@@ -19,6 +19,7 @@
 //!   kept until its hook labels and finalizers are gone (`deletePod`, §9).
 //! - `podUpdatePolicy` in-place updates: see [`super::inplace`].
 
+use kepspec_core::Lookup as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
@@ -115,18 +116,18 @@ impl Kruise {
         if !is_kruise(raw) {
             return None;
         }
-        let rolling = raw.pointer("/spec/updateStrategy/rollingUpdate");
-        let at = |path: &str| rolling.and_then(|r| r.pointer(path));
+        let rolling = raw.lookup("/spec/updateStrategy/rollingUpdate");
+        let at = |path: &str| rolling.and_then(|r| r.lookup(path));
         Some(Kruise {
             paused: at("/paused").and_then(Value::as_bool).unwrap_or(false),
-            reserved: reserved_ordinals(raw.pointer("/spec/reserveOrdinals"))
+            reserved: reserved_ordinals(raw.lookup("/spec/reserveOrdinals"))
                 .into_iter()
                 .collect(),
             scale_max_unavailable: raw
-                .pointer("/spec/scaleStrategy/maxUnavailable")
+                .lookup("/spec/scaleStrategy/maxUnavailable")
                 .and_then(|v| serde_json::from_value(v.clone()).ok()),
             priority: priority(at("/unorderedUpdate/priorityStrategy")),
-            pre_delete: Hook::of(raw.pointer("/spec/lifecycle/preDelete")),
+            pre_delete: Hook::of(raw.lookup("/spec/lifecycle/preDelete")),
             pod_update_policy: at("/podUpdatePolicy")
                 .and_then(Value::as_str)
                 .unwrap_or("ReCreate")
@@ -188,7 +189,7 @@ fn priority(value: Option<&Value>) -> Option<Priority> {
             .iter()
             .map(|t| {
                 let weight = t.get("weight").and_then(Value::as_i64).unwrap_or(0);
-                (weight, string_map(t.pointer("/matchSelector/matchLabels")))
+                (weight, string_map(t.lookup("/matchSelector/matchLabels")))
             })
             .collect();
         return Some(Priority::Weight(terms));
