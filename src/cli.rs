@@ -216,6 +216,14 @@ pub struct BenchArgs {
     /// Also write the report to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Another kepspec binary (e.g. the previous commit's release build):
+    /// the whole-spec benchmark runs it too, alternating with this one, and
+    /// states this build's wall and CPU time as a ratio of its.
+    #[arg(long, value_name = "BINARY")]
+    pub baseline: Option<PathBuf>,
+    /// Runs of the whole spec per binary; the report gives the median.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
 }
 
 /// `kepspec explore`
@@ -468,9 +476,11 @@ impl RunArgs {
     }
 
     /// Scenarios at once: as given, else 16 on the embedded cluster (its
-    /// scenarios mostly wait on real seconds: 16 halves the whole spec's wall
-    /// time against 8 on 2 cores, 24 gains nothing more; see the
-    /// benchmarks in docs/src/benchmarks.md) and 8 on a real cluster, whose nodes do real work.
+    /// scenarios mostly wait on real seconds; on 2 cores more at once is
+    /// faster in a release build but overloads the one bundled controller
+    /// in a debug build or a long `--repeat`: see the benchmarks in
+    /// docs/src/benchmarks.md) and 8 on a real cluster, whose nodes do real
+    /// work.
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(match self.cluster {
             ClusterChoice::Embedded => 16,

@@ -42,6 +42,11 @@ pub struct BenchOptions {
     /// Run only the benchmarks whose name contains one of these
     /// comma-separated words (see [`BENCHMARKS`]).
     pub only: Option<String>,
+    /// Another kepspec binary (e.g. the previous commit's build) to run the
+    /// whole-spec benchmark with too, alternating with this one.
+    pub baseline: Option<std::path::PathBuf>,
+    /// Runs of the whole spec per binary (at least 1).
+    pub rounds: u32,
 }
 
 /// Quick or full sizes, as passed to every benchmark.
@@ -112,7 +117,7 @@ pub const BENCHMARKS: &[Benchmark] = &[
     },
     Benchmark {
         name: "suite",
-        about: "`kepspec run` wall time (full mode only)",
+        about: "`kepspec run` wall time and CPU, beside a baseline binary's (full mode only)",
     },
 ];
 
@@ -154,7 +159,7 @@ pub async fn run(opts: BenchOptions) -> anyhow::Result<Report> {
     for b in chosen {
         eprintln!("bench: {} — {}", b.name, b.about);
         let t = Instant::now();
-        let mut section = match run_one(b.name, mode).await {
+        let mut section = match run_one(b.name, mode, &opts).await {
             Ok(s) => s,
             Err(err) => {
                 eprintln!("bench: {} failed: {err:#}", b.name);
@@ -178,7 +183,7 @@ pub async fn run(opts: BenchOptions) -> anyhow::Result<Report> {
     })
 }
 
-async fn run_one(name: &str, mode: Mode) -> anyhow::Result<Section> {
+async fn run_one(name: &str, mode: Mode, opts: &BenchOptions) -> anyhow::Result<Section> {
     match name {
         "startup" => cluster::startup(mode).await,
         "memory" => memory::stored_pods(mode).await,
@@ -189,7 +194,7 @@ async fn run_one(name: &str, mode: Mode) -> anyhow::Result<Section> {
         "plan" => plan::reconcile(mode).await,
         "checkers" => checkers::rules(mode).await,
         "scenario" => scenario::overhead(mode).await,
-        "suite" => suite::wall_time(mode).await,
+        "suite" => suite::wall_time(mode, opts.baseline.as_deref(), opts.rounds).await,
         other => anyhow::bail!("unknown benchmark {other}"),
     }
 }
@@ -218,7 +223,11 @@ mod tests {
             .build()
             .unwrap();
         let err = rt
-            .block_on(run_one("nope", Mode { quick: true }))
+            .block_on(run_one(
+                "nope",
+                Mode { quick: true },
+                &BenchOptions::default(),
+            ))
             .unwrap_err();
         assert!(err.to_string().contains("unknown benchmark"));
     }

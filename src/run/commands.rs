@@ -384,6 +384,8 @@ pub async fn bench(args: &crate::cli::BenchArgs) -> u8 {
     let opts = crate::bench::BenchOptions {
         quick: args.quick,
         only: args.only.clone(),
+        baseline: args.baseline.clone(),
+        rounds: args.rounds,
     };
     match crate::bench::run(opts).await {
         Ok(report) => {
