@@ -52,6 +52,7 @@ Feature: A canary, pods deleted during it, and a phased rollout one ordinal at a
     And "web" reports its current revision equal to its update revision
 
   # covers: E7 E8 I7
+  @slow
   Scenario Outline: a pod below the partition deleted while a finalizer holds it comes back at the current revision once released (<how>)
     # rejects: a controller that creates web-0 again while the old one still terminates, brings it back at the update revision, keeps counting it ready, or replaces the pods above the partition again
     Given a StatefulSet from this manifest:

@@ -32,6 +32,7 @@ Feature: Claims are retained by default, and a retained claim comes back with it
   # cite: upstream-statefulset-facts | Identity | "PVC name <claim template name>-<set>-<ordinal>"
 
   # covers: C8 C42 C46 K5
+  @slow
   Scenario: without a policy, neither a scale-down nor deleting the set deletes a claim
     # rejects: an implementation whose default is Delete for either field (an apiserver that defaults it to Delete, or a controller that, with the policy unset, makes the set or a condemned pod the claims' owner so that the garbage collector deletes them)
     Given a StatefulSet "web" with 3 replicas and a volume claim "data"

@@ -73,6 +73,7 @@ Feature: RollingUpdate replaces pods in reverse ordinal order, one at a time
     And pods of "web" below ordinal 5 were neither deleted nor replaced
     And "web" has observed its latest generation
 
+  @slow
   Scenario: a pod slow to terminate leaves currentReplicas as soon as it starts terminating
     Given a StatefulSet "web" with 2 replicas and termination taking "8" seconds
     And all pods of "web" are running and ready

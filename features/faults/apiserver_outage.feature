@@ -15,6 +15,7 @@ Feature: A Recreate halts while the apiserver refuses the controller, and comple
   # cite: kep-3541 | How does this feature react if the API server and/or etcd is unavailable? | "No special handling is required as this feature only changes the update progression logic"
 
   # covers: R54
+  @slow
   Scenario: a template change made during an outage waits for the outage to end, then the Recreate completes
     # rejects: a controller that acts on a view it cannot confirm (deletes or creates anyway), or that gives up and never resumes once the apiserver serves it again
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"

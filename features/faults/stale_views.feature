@@ -15,7 +15,7 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
 
   # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "In-progress reason RecreateInProgress and a RecreateStarted event: not found in public sources for the merged code."
 
-  @kep-3541 @gate-StatefulSetRecreateStrategy
+  @kep-3541 @gate-StatefulSetRecreateStrategy @slow
   Scenario: Recreate while the controller's view lags 25 resource versions
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and a volume claim "data"
     And all pods of "web" are running and ready
@@ -39,7 +39,7 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
     And the observedGeneration of "web" never went back
     And every injected fault was triggered
 
-  @kep-961 @gate-MaxUnavailableStatefulSet
+  @kep-961 @gate-MaxUnavailableStatefulSet @slow
   Scenario: maxUnavailable 2 while the controller's view lags 25 resource versions
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready
@@ -50,7 +50,7 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
     And the observedGeneration of "web" never went back
     And every injected fault was triggered
 
-  @kep-961 @gate-MaxUnavailableStatefulSet
+  @kep-961 @gate-MaxUnavailableStatefulSet @slow
   Scenario: maxUnavailable 2 while the controller's view lags one second
     Given a StatefulSet "web" with 4 replicas, pod management policy "Parallel" and max unavailable "2"
     And all pods of "web" are running and ready

@@ -39,7 +39,7 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
   # cite: kep-3541 | Notes/Constraints/Caveats | "computed from .spec.template content only"
 
   # covers: R59
-  @deviates-type-change-no-rollout
+  @deviates-type-change-no-rollout @slow
   Scenario: switching to Recreate replaces the pods still at the old revision together, and keeps the one already updated
     # rejects: a controller that starts a Recreate only for a template change made after the switch (the pending change never rolls out), one that replaces the old pods one at a time or creates a new pod while an old one remains, and one that also deletes web-1, already at the update revision
     Given a StatefulSet "web" with 3 replicas, update strategy "OnDelete" and termination taking "2" seconds

@@ -27,7 +27,7 @@ Feature: An OrderedReady Recreate with minReadySeconds creates each pod once its
   # cite: upstream-statefulset-facts | Reconcile order (one sync) | "a pod that is terminating, not Running+Ready, or not Available for minReadySeconds blocks everything after it."
 
   # covers: R61
-  @deviates-recreate-next-on-ready
+  @deviates-recreate-next-on-ready @slow
   Scenario: with minReadySeconds 3, each new pod waits until its predecessor has been ready for 3 seconds
     # rejects: a controller whose Recreate creates the next ordinal as soon as its predecessor is Ready, ignoring minReadySeconds (Phase 3's words, to be declared as recreate-next-on-ready)
     Given a StatefulSet "web" with 3 replicas, update strategy "Recreate", pod management policy "OrderedReady", min ready seconds "3" and termination taking "1" seconds

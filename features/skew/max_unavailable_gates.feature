@@ -54,6 +54,7 @@ Feature: maxUnavailable when a component has the gate off
     And at no moment were more than 1 pod of "web" unavailable
 
   # covers: M30
+  @slow
   Scenario: controller gate off: the rolling update of before KEP-961 waits for each new pod to be available
     # rejects: a controller whose gate-off rolling update deletes the next pod as soon as the last one is Ready, before minReadySeconds have passed
     Given the controller runs with feature gate "MaxUnavailableStatefulSet" off

@@ -152,7 +152,7 @@ Feature: Recreate when the apiserver and the controller disagree about the gate
     And the event "RecreateStarted" was recorded for "web" exactly 1 time
 
   # covers: R42
-  @deviates-controller-gate-off-no-fallback
+  @deviates-controller-gate-off-no-fallback @slow
   Scenario: the leader changes from a gate-off to a gate-on controller in the middle of a rolling update
     Given the controller runs with feature gate "StatefulSetRecreateStrategy" off
     And a StatefulSet "web" with 3 replicas and update strategy "Recreate"

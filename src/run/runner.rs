@@ -35,6 +35,13 @@ pub trait ScenarioWorld: World + WorldInventory + std::fmt::Debug + Send + Sync 
     fn slot(&mut self) -> &mut Option<Scenario>;
 }
 
+/// The tag of scenarios that take long on any cluster (a chain of
+/// `minReadySeconds`, a slow termination, a lagging view), as the upstream
+/// e2e framework labels its `[Slow]` tests. The features holding one start
+/// first, so the longest scenarios do not begin last and keep the run
+/// waiting on them alone; the tag selects and skips nothing.
+pub const SLOW_TAG: &str = "slow";
+
 /// The text prefix that marks a step failure caused by the feature file
 /// itself rather than by the system under test.
 pub const INPUT_ERROR: &str = "input error:";
@@ -246,6 +253,11 @@ pub async fn run_once<W: ScenarioWorld>(
             all.push(f);
         }
     }
+    // Features with a slow scenario first (a stable sort keeps the rest in
+    // their order).
+    all.sort_by_key(|f| {
+        !super::plan::scenarios_of(f).any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
+    });
     let total: usize = all
         .iter()
         .map(|f| super::plan::scenarios_of(f).count())
