@@ -124,15 +124,17 @@ fn merge_value(field: &str, live: Option<&Value>, config: &Value) -> Value {
 }
 
 /// What changed from `old` to `new`: the paths added or modified, and the
-/// paths removed.
+/// paths removed. `metadata.managedFields` is no field a manager owns, so
+/// it is left out (read in place: neither object is copied).
 pub fn compare(old: &Value, new: &Value) -> (FieldSet, FieldSet) {
     let mut changed = FieldSet::default();
     let mut removed = FieldSet::default();
+    let empty = Map::new();
     let (o, n) = (
-        old.as_object().cloned().unwrap_or_default(),
-        new.as_object().cloned().unwrap_or_default(),
+        old.as_object().unwrap_or(&empty),
+        new.as_object().unwrap_or(&empty),
     );
-    compare_objects(&o, &n, &mut Vec::new(), &mut changed, &mut removed);
+    compare_objects(o, n, &mut Vec::new(), &mut changed, &mut removed);
     (changed, removed)
 }
 
@@ -143,7 +145,11 @@ fn compare_objects(
     changed: &mut FieldSet,
     removed: &mut FieldSet,
 ) {
+    let in_metadata = path.len() == 1 && path[0] == "f:metadata";
     for k in o.keys().chain(n.keys().filter(|k| !o.contains_key(*k))) {
+        if in_metadata && k == "managedFields" {
+            continue;
+        }
         path.push(format!("f:{k}"));
         compare_value(k, o.get(k), n.get(k), path, changed, removed);
         path.pop();

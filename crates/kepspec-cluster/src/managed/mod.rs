@@ -283,8 +283,8 @@ pub fn record_update(
         }
         _ => old.map(entries_of).unwrap_or_default(),
     };
-    let before = old.map_or_else(|| json!({}), without_managed);
-    let (changed, removed) = merge::compare(&before, &without_managed(new));
+    let empty = json!({});
+    let (changed, removed) = merge::compare(old.unwrap_or(&empty), new);
     let (changed, removed) = (scope.filter(changed), scope.filter(removed));
     for e in &mut entries {
         e.set = e.set.difference(&changed).difference(&removed);
