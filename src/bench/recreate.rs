@@ -231,7 +231,7 @@ async fn measure(
     let ready = t0.elapsed();
 
     let faults = cluster.faults();
-    let mark = faults.requests().last().map_or(0, |r| r.seq);
+    let mark = faults.last_seq();
     let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": NEXT_IMAGE}]}}}});
     let t1 = Instant::now();
     let wall = SystemTime::now();
