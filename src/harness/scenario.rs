@@ -786,19 +786,31 @@ impl Scenario {
     /// made, each on the watch of its own kind (watches of different kinds
     /// are independent streams, so one being ahead says nothing of another).
     /// Every other kind's watch first catches up with the objects as they
-    /// are ([`crate::history::Recorder::catch_up`]), so a check never reads
-    /// a status its pods' watch has not caught up with.
+    /// are ([`crate::history::Recorder::catch_up`]), and the timeline ends
+    /// where every kind's watch had delivered everything, so a check never
+    /// reads a status its pods' watch has not caught up with.
     pub async fn timeline(&self) -> anyhow::Result<crate::history::Timeline> {
-        if let Err(gap) = self.recorder.catch_up(Duration::from_secs(15)).await {
-            tracing::warn!(%gap, "the history may miss the latest changes");
-        }
+        let cut = match self.recorder.catch_up(Duration::from_secs(15)).await {
+            Ok(cut) => cut,
+            Err(gap) => {
+                tracing::warn!(%gap, "the history may miss the latest changes");
+                None
+            }
+        };
         let written = self.written.clone();
-        self.recorder
+        let mut t = self
+            .recorder
             .wait_for(Self::default_wait(), |t| {
                 caught_up(t, &written).is_none().then(|| t.clone())
             })
             .await
-            .map_err(|e| anyhow::anyhow!("the recorder did not see the scenario's own writes: {e}"))
+            .map_err(|e| {
+                anyhow::anyhow!("the recorder did not see the scenario's own writes: {e}")
+            })?;
+        if let Some(rv) = cut {
+            t.cut_after_rv(rv);
+        }
+        Ok(t)
     }
 
     /// Remembers where the scenario's first change begins: everything

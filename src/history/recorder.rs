@@ -304,23 +304,40 @@ impl Recorder {
 
     /// Waits until every watch has delivered the objects as they are now,
     /// read with one consistent list per kind, at most `timeout`; returns
-    /// what was still missing when it gave up, or the list that failed.
+    /// the cut (see below), or what was still missing when it gave up, or
+    /// the list that failed.
     ///
     /// Watches of different kinds are independent streams: a status the set
     /// watch delivered may describe a pod the pod watch has not delivered
     /// yet. A watch that delivered an object's current version delivered
     /// every earlier change of its kind, so once each listed object is in
     /// the timeline at its listed resourceVersion, every kind's history is
-    /// complete up to its newest change that still has an object (later
-    /// deletions alone may still be in flight).
-    pub async fn catch_up(&self, timeout: Duration) -> Result<(), String> {
+    /// complete up to its own list's resourceVersion (later deletions alone
+    /// may still be in flight). The kinds are listed one after another, so
+    /// only up to the first list's resourceVersion is every kind complete:
+    /// that is the cut. Past it the set watch may already have delivered a
+    /// status whose pods the pod watch has not ([`Timeline::cut_after_rv`]
+    /// drops what lies past it). `None` when a list named no numeric
+    /// resourceVersion.
+    pub async fn catch_up(&self, timeout: Duration) -> Result<Option<u64>, String> {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut now = std::collections::BTreeMap::new();
+        let mut cut: Option<Option<u64>> = None;
         for (kind, api) in &self.apis {
             let list = tokio::time::timeout_at(deadline, api.list_metadata(&Default::default()))
                 .await
                 .map_err(|_| format!("listing {} took over {timeout:?}", kind.word()))?
                 .map_err(|e| format!("listing {}: {e}", kind.word()))?;
+            let listed_at = list
+                .metadata
+                .resource_version
+                .as_deref()
+                .and_then(|v| v.parse::<u64>().ok());
+            // The first list's, unless some list has none.
+            cut = Some(match cut {
+                None => listed_at,
+                Some(c) => c.zip(listed_at).map(|(c, l)| c.min(l)),
+            });
             for item in list.items {
                 let rv = item.metadata.resource_version.and_then(|v| v.parse().ok());
                 if let (Some(rv), Some(name)) = (rv, item.metadata.name) {
@@ -331,6 +348,7 @@ impl Recorder {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         self.wait_for(left, |t| t.missing(&now).is_none().then_some(()))
             .await
+            .map(|()| cut.flatten())
             .map_err(|e| {
                 e.timeline
                     .missing(&now)

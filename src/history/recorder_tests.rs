@@ -213,8 +213,11 @@ async fn catch_up_returns_once_every_kind_delivered_the_objects_as_they_are() {
     .await;
     let rv = c.metadata.resource_version.unwrap().parse().unwrap();
     versions.insert((Kind::PersistentVolumeClaim, "data-web-0".into()), rv);
-    rec.catch_up(Duration::from_secs(30)).await.unwrap();
+    let cut = rec.catch_up(Duration::from_secs(30)).await.unwrap();
     assert_eq!(rec.snapshot().missing(&versions), None);
+    // The cut lies after every write made before the catch-up.
+    let newest = versions.values().copied().max().unwrap();
+    assert!(cut.is_some_and(|c| c >= newest), "{cut:?} < {newest}");
     // A version the cluster never reached is reported as missing.
     versions.insert((Kind::Pod, "web-0".into()), u64::MAX);
     let gap = rec.snapshot().missing(&versions).unwrap();

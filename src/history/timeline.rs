@@ -293,6 +293,17 @@ impl Timeline {
             .unwrap_or(self.entries.len()) as u64
     }
 
+    /// Drops the entries that happened after the cluster was at
+    /// resourceVersion `rv` (a timeline not ordered by numeric
+    /// resourceVersions keeps them all: it has no such order to cut). What
+    /// is left is the history up to a moment every kind's watch had
+    /// delivered ([`super::Recorder::catch_up`]).
+    pub fn cut_after_rv(&mut self, rv: u64) {
+        let keep = self.seq_after_rv(rv, self.next_seq());
+        self.entries
+            .truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+    }
+
     /// The first of `versions` (object and resourceVersion) the timeline
     /// has not seen at that resourceVersion or a later one, described.
     pub fn missing(

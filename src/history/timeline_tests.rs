@@ -170,3 +170,33 @@ fn a_mark_by_resource_version_survives_late_entries() {
         .collect();
     assert_eq!(by_position, ["b", "inside"]);
 }
+
+#[test]
+fn a_cut_drops_what_happened_after_its_resource_version() {
+    // The set watch delivered a status (rv 50) whose pod (rv 40) the pod
+    // watch has not: cut where every watch had delivered (45), the status
+    // is not judged against a history that lacks its pod.
+    let mut t = Timeline::new();
+    for (name, rv) in [("a", "30"), ("status", "50"), ("b", "44")] {
+        t.push(Entry::new(
+            Duration::ZERO,
+            Kind::Pod,
+            Change::Added,
+            pod(name, rv),
+        ));
+    }
+    t.cut_after_rv(45);
+    let left: Vec<&str> = t.entries().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(left, ["a", "b"]);
+    assert_eq!(t.next_seq(), 2);
+    // A timeline ordered by arrival has no order to cut.
+    let mut arrival = Timeline::with_ordering(Ordering::Arrival);
+    arrival.push(Entry::new(
+        Duration::ZERO,
+        Kind::Pod,
+        Change::Added,
+        pod("x", "99"),
+    ));
+    arrival.cut_after_rv(1);
+    assert_eq!(arrival.len(), 1);
+}

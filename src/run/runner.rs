@@ -339,12 +339,20 @@ pub async fn run_once<W: ScenarioWorld>(
                     // The history ends here, before the cleanup deletes
                     // everything: the artifacts show the objects as the
                     // scenario left them. Every kind's watch first catches
-                    // up with the objects as they are, so no status is
-                    // judged against pods its watch has not delivered yet.
-                    if let Err(gap) = recorder.catch_up(std::time::Duration::from_secs(15)).await {
-                        tracing::warn!(%gap, "the history may miss the latest changes");
+                    // up with the objects as they are, and the history ends
+                    // where all of them had, so no status is judged against
+                    // pods its watch has not delivered yet.
+                    let cut = match recorder.catch_up(std::time::Duration::from_secs(15)).await {
+                        Ok(cut) => cut,
+                        Err(gap) => {
+                            tracing::warn!(%gap, "the history may miss the latest changes");
+                            None
+                        }
+                    };
+                    let mut timeline = recorder.stop().await;
+                    if let Some(rv) = cut {
+                        timeline.cut_after_rv(rv);
                     }
-                    let timeline = recorder.stop().await;
                     // What the controller reported must have been true,
                     // whatever the scenario's own steps looked at.
                     let lie = judge_status
