@@ -14,6 +14,7 @@ Feature: OnDelete replaces a pod only when it is deleted
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
     Then for 3 seconds no pod of "web" is created or deleted
+    And within 30 seconds "web" has observed its latest generation
     When pod "web-1" is deleted
     Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
     And pod "web-0" of "web" runs the current revision

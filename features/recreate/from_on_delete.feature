@@ -46,6 +46,7 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
     Then for 3 seconds no pod of "web" is created or deleted
+    And within 30 seconds "web" has observed its latest generation
     When pod "web-1" is deleted
     Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
     And pod "web-0" of "web" runs the current revision
@@ -64,6 +65,7 @@ Feature: An OnDelete set with a pending template change, switched to Recreate
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
     Then for 3 seconds no pod of "web" is created or deleted
+    And within 30 seconds "web" has observed its latest generation
     When pod "web-1" is deleted
     Then within 60 seconds pod "web-1" of "web" runs the update revision and is ready
     When the checks that follow look only at what happens from here on

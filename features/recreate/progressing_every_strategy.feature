@@ -34,7 +34,10 @@ Feature: A Progressing condition for every update strategy
     Given a StatefulSet "web" with 2 replicas and update strategy "OnDelete"
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
-    And pod "web-1" is deleted
+    # A pod deleted before the controller saw the new template comes back at
+    # the old revision, from any controller, and OnDelete leaves it there.
+    Then within 30 seconds "web" has observed its latest generation
+    When pod "web-1" is deleted
     And pod "web-0" is deleted
     Then within 30 seconds all 2 pods of "web" run the update revision and are ready
     And from the moment the controller observed the change, every status of "web" carried a Progressing condition
@@ -53,7 +56,10 @@ Feature: A Progressing condition for every update strategy
     Given a StatefulSet "web" with 2 replicas and update strategy "OnDelete"
     And all pods of "web" are running and ready
     When the environment variable "VERSION" of "web" is set to "2"
-    And pod "web-1" is deleted
+    # A pod deleted before the controller saw the new template comes back at
+    # the old revision, from any controller, and OnDelete leaves it there.
+    Then within 30 seconds "web" has observed its latest generation
+    When pod "web-1" is deleted
     And pod "web-0" is deleted
     Then within 30 seconds all 2 pods of "web" run the update revision and are ready
     And from the moment the controller observed the change, no status of "web" carried a Progressing condition
