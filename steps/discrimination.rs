@@ -11,6 +11,9 @@
 //! catches it (a scenario moved or changed) does the whole spec run. Either
 //! way a scenario of the spec as it is now has failed against the defect.
 //! `-- --write-catches` rewrites the record from this run's catches.
+//! `-- --defects-only` leaves out the correct controller's runs, for a
+//! caller that has just run them (CI runs `cargo test`, whose `spec` and
+//! `kruise` tests are those same runs, right before).
 //! `-- --count` runs the whole spec for every defect instead and prints how
 //! many scenarios each one fails (the defect table of
 //! docs/src/discrimination.md).
@@ -19,7 +22,8 @@ use std::process::{Command, ExitCode};
 
 use kepspec::controller::defects::{Defect, VARIABLE};
 
-/// A run's exit code and the lines of its failed scenarios.
+/// A run's exit code and its failed scenarios: each the scenario's line,
+/// then the lines that say why (the failed step and its message).
 type SpecResult = (Option<i32>, Vec<String>);
 
 /// The record of which scenario caught each defect, relative to the
@@ -75,18 +79,39 @@ fn run_spec(
     match cmd.output() {
         Ok(out) => {
             let stdout = String::from_utf8_lossy(&out.stdout);
-            let failed = stdout
-                .lines()
-                .filter(|l| l.starts_with("FAIL"))
-                .map(|l| l.trim_start_matches("FAIL ").to_string())
-                .collect();
-            (out.status.code(), failed)
+            (out.status.code(), failures(&stdout))
         }
         Err(err) => {
             eprintln!("cannot run kepspec: {err}");
             (None, Vec::new())
         }
     }
+}
+
+/// The failed scenarios of a run's output: a `FAIL` line and the indented
+/// lines under it.
+fn failures(stdout: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut under_fail = false;
+    for line in stdout.lines() {
+        if let Some(rest) = line.strip_prefix("FAIL ") {
+            out.push(rest.to_string());
+            under_fail = true;
+        } else if under_fail && line.starts_with("       ") {
+            if let Some(last) = out.last_mut() {
+                last.push('\n');
+                last.push_str(line);
+            }
+        } else {
+            under_fail = false;
+        }
+    }
+    out
+}
+
+/// The first line of a failure (the scenario's location and name).
+fn headline(failure: &str) -> &str {
+    failure.lines().next().unwrap_or_default()
 }
 
 /// How many defect runs go at once.
@@ -166,6 +191,7 @@ fn write_catches(results: &[(&str, SpecResult, Caught)]) -> std::io::Result<()> 
 fn main() -> ExitCode {
     let count = std::env::args().any(|a| a == "--count");
     let write = std::env::args().any(|a| a == "--write-catches");
+    let defects_only = std::env::args().any(|a| a == "--defects-only");
     let mut passed = 0;
     let mut failed = 0;
     let mut targets: Vec<Option<&str>> = vec![None];
@@ -176,6 +202,10 @@ fn main() -> ExitCode {
             .map(Some),
     );
     targets.dedup();
+    if defects_only {
+        targets.clear();
+        println!("skip the correct controller's runs (--defects-only)");
+    }
     for target in targets {
         let on = target.unwrap_or("the bundled target");
         let (code, failures) = run_spec(None, target, false, &[]);
@@ -188,7 +218,11 @@ fn main() -> ExitCode {
                 failures.len()
             );
             for f in &failures {
-                println!("       {f}");
+                // The whole failure: a correct controller's failure is a
+                // flaky or wrong scenario, and CI's log is all there is.
+                for l in f.lines() {
+                    println!("       {}", l.trim_start());
+                }
             }
             failed += 1;
         }
@@ -215,7 +249,7 @@ fn main() -> ExitCode {
                 );
             }
             for f in failures.iter().take(3) {
-                println!("       {f}");
+                println!("       {}", headline(f));
             }
             passed += 1;
         } else {

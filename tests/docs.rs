@@ -148,6 +148,36 @@ fn the_readme_is_a_front_page() {
     assert!(!readme.contains("../shared"), "a clone has no ../shared");
 }
 
+/// The defect table of docs/src/discrimination.md names, for each defect,
+/// the scenario `steps/catches.txt` records as its catch: a location there
+/// that the record no longer holds points at a line that moved.
+#[test]
+fn the_defect_table_names_the_recorded_catches() {
+    let catches = std::fs::read_to_string(repo().join("steps/catches.txt")).expect("catches");
+    let recorded: std::collections::HashMap<&str, &str> = catches
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    let doc = std::fs::read_to_string(repo().join("docs/src/discrimination.md")).expect("doc");
+    let mut stale = Vec::new();
+    for row in doc.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let defect = cells[0].trim_start_matches("| ").trim_matches('`');
+        let (Some(example), Some(catch)) = (cells.last(), recorded.get(defect)) else {
+            continue;
+        };
+        let location = example.split_whitespace().next().unwrap_or_default();
+        if format!("features/{location}") != *catch {
+            stale.push(format!(
+                "{defect}: the table says {location}, the record {catch}"
+            ));
+        }
+    }
+    assert!(stale.is_empty(), "stale examples:\n{}", stale.join("\n"));
+}
+
 #[test]
 fn the_link_reader_reads_links_and_skips_code() {
     assert_eq!(
