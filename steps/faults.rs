@@ -6,11 +6,11 @@
 use std::time::Duration;
 
 use cucumber::{given, then, when};
-use kepspec::explore::plan;
+use kepspec::explore::crash_point;
 use kepspec::harness::faults::{self, MustFire, Target};
 use kepspec::harness::{checks, Scenario};
 use kepspec::run::runner::INPUT_ERROR;
-use kepspec::sim::faults::Selection;
+use kepspec::sim::faults::Occurrence;
 use kepspec::sim::stale::Lag;
 
 use super::world::KepWorld;
@@ -22,7 +22,7 @@ fn input(msg: String) -> anyhow::Error {
 #[given(expr = "the controller may crash after any of its writes")]
 #[when(expr = "the controller may crash after any of its writes")]
 async fn crash_points(w: &mut KepWorld) -> anyhow::Result<()> {
-    plan::crash_points(w.sc()?, "the controller may crash after any of its writes").await
+    crash_point::after_any_write(w.sc()?, "the controller may crash after any of its writes").await
 }
 
 #[given(expr = "the controller restarts right after it {word} {word} {string}")]
@@ -35,7 +35,7 @@ async fn restart_after_object(
 ) -> anyhow::Result<()> {
     let target = Target::object(&verb, &kind, &name).map_err(input)?;
     let words = format!("the controller restarts right after it {verb} {kind} {name:?}");
-    faults::restart_after(w.sc()?, &words, &target, Selection::Nth(1)).await
+    faults::restart_after(w.sc()?, &words, &target, Occurrence::Nth(1)).await
 }
 
 #[given(
@@ -55,7 +55,7 @@ async fn fail_every_object(
     let words = format!(
         "every time the controller {verb} {kind} {name:?}, the request fails with code {code}"
     );
-    faults::fail(w.sc()?, &words, &target, Selection::Every, code)
+    faults::fail(w.sc()?, &words, &target, Occurrence::Every, code)
 }
 
 #[given(expr = "the controller restarts right after its {word} status write")]
@@ -63,7 +63,13 @@ async fn fail_every_object(
 async fn restart_after_status(w: &mut KepWorld, nth: String) -> anyhow::Result<()> {
     let n = faults::ordinal(&nth).map_err(input)?;
     let words = format!("the controller restarts right after its {nth} status write");
-    faults::restart_after(w.sc()?, &words, &Target::status_writes(), Selection::Nth(n)).await
+    faults::restart_after(
+        w.sc()?,
+        &words,
+        &Target::status_writes(),
+        Occurrence::Nth(n),
+    )
+    .await
 }
 
 #[given(expr = "{int}% of the controller's writes fail with code {int}")]
@@ -75,7 +81,7 @@ async fn fail_fraction(w: &mut KepWorld, percent: u32, code: u16) -> anyhow::Res
         )));
     }
     let words = format!("{percent}% of the controller's writes fail with code {code}");
-    let select = Selection::Fraction {
+    let select = Occurrence::Fraction {
         per_mille: percent * 10,
         seed: u64::from(code),
     };
@@ -87,7 +93,7 @@ async fn fail_fraction(w: &mut KepWorld, percent: u32, code: u16) -> anyhow::Res
 async fn fail_nth(w: &mut KepWorld, nth: String, code: u16) -> anyhow::Result<()> {
     let n = faults::ordinal(&nth).map_err(input)?;
     let words = format!("the controller's {nth} write fails with code {code}");
-    faults::fail(w.sc()?, &words, &Target::writes(), Selection::Nth(n), code)
+    faults::fail(w.sc()?, &words, &Target::writes(), Occurrence::Nth(n), code)
 }
 
 #[given(expr = "every {int}th write of the controller is delayed by {int} milliseconds")]
@@ -101,7 +107,7 @@ async fn delay_kth(w: &mut KepWorld, k: u64, ms: u64) -> anyhow::Result<()> {
         w.sc()?,
         &words,
         &Target::writes(),
-        Selection::EveryKth(k),
+        Occurrence::EveryKth(k),
         Duration::from_millis(ms),
     )
 }

@@ -4,7 +4,7 @@
 //! writes in turn, checking the scenario's own properties each time, and
 //! report which points break what.
 
-pub mod plan;
+pub mod crash_point;
 mod report;
 
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use crate::harness::env::{Environment, EnvironmentOptions};
 use crate::report::model::{self, Status};
 use crate::run::features::Selection;
 use crate::run::runner::{self, RunOptions, ScenarioWorld};
-pub use plan::Plan;
+pub use crash_point::Instruction;
 pub use report::{Point, Verdict};
 
 /// Runs the exploration the arguments ask for; returns the exit code.
@@ -50,7 +50,7 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     })?;
     let selection = Selection::new(None, Some(&args.name)).map_err(|p| anyhow::anyhow!("{p}"))?;
     // Exactly one scenario, decided before anything runs.
-    let plan = crate::run::plan::RunPlan::new(&features, &selection, |_| None);
+    let plan = crate::run::roster::Roster::new(&features, &selection, |_| None);
     match plan.scenarios.as_slice() {
         [_] => {}
         [] => anyhow::bail!("--name {} selects no scenario", args.name),
@@ -80,23 +80,23 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     };
     let started = Instant::now();
 
-    plan::set(Some(Plan::Record));
+    crash_point::set(Some(Instruction::Record));
     let baseline = runner::run_once::<W>(env.clone(), features.clone(), &run_opts)
         .await
         .run;
     let scenario = only_scenario(&baseline)?;
-    let writes = plan::writes();
+    let writes = crash_point::writes();
     println!(
         "scenario: {} ({})",
         scenario.name,
         report::baseline_line(scenario, writes.len())
     );
     if scenario.status != Status::Passed {
-        plan::set(None);
+        crash_point::set(None);
         anyhow::bail!("the scenario fails without any fault; explore needs a passing scenario");
     }
     if writes.is_empty() {
-        plan::set(None);
+        crash_point::set(None);
         anyhow::bail!(
             "no controller write was recorded: the scenario needs the step \"the controller may crash after any of its writes\" before its action"
         );
@@ -109,15 +109,15 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     let mut points = Vec::new();
     for (i, write) in writes.iter().enumerate() {
         let n = i as u64 + 1;
-        plan::set(Some(match args.fail {
-            Some(code) => Plan::FailWrite(n, code),
-            None => Plan::CrashAfter(n),
+        crash_point::set(Some(match args.fail {
+            Some(code) => Instruction::FailWrite(n, code),
+            None => Instruction::CrashAfter(n),
         }));
         let t0 = Instant::now();
         let run = runner::run_once::<W>(env.clone(), features.clone(), &run_opts)
             .await
             .run;
-        let hit = plan::writes().into_iter().next();
+        let hit = crash_point::writes().into_iter().next();
         let point = Point::new(
             n,
             write,
@@ -128,7 +128,7 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
         println!("{}", point.line());
         points.push(point);
     }
-    plan::set(None);
+    crash_point::set(None);
     println!("{}", report::summary(&points, started.elapsed()));
     if let Ok(env) = Arc::try_unwrap(env) {
         env.shutdown().await;
@@ -136,8 +136,8 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     Ok(points)
 }
 
-fn only_scenario(run: &model::Run) -> anyhow::Result<&model::Scenario> {
-    let all: Vec<&model::Scenario> = run.features.iter().flat_map(|f| &f.scenarios).collect();
+fn only_scenario(run: &model::Run) -> anyhow::Result<&model::ScenarioResult> {
+    let all: Vec<&model::ScenarioResult> = run.features.iter().flat_map(|f| &f.scenarios).collect();
     match all.as_slice() {
         [one] => Ok(one),
         [] => anyhow::bail!("--name selects no scenario"),

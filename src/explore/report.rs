@@ -61,7 +61,7 @@ impl Point {
         n: u64,
         recorded: &RequestRecord,
         hit: Option<&RequestRecord>,
-        scenario: Option<&model::Scenario>,
+        scenario: Option<&model::ScenarioResult>,
         took: Duration,
     ) -> Self {
         let recorded = describe(recorded);
@@ -117,7 +117,7 @@ impl Point {
 }
 
 /// The first run's summary.
-pub fn baseline_line(s: &model::Scenario, writes: usize) -> String {
+pub fn baseline_line(s: &model::ScenarioResult, writes: usize) -> String {
     let status = if s.status == Status::Passed {
         "passed"
     } else {
@@ -164,7 +164,7 @@ mod tests {
             3,
             &rec("delete", "web-2", ""),
             None,
-            Some(&model::Scenario {
+            Some(&model::ScenarioResult {
                 name: "s".into(),
                 line: 1,
                 tags: vec![],

@@ -365,5 +365,4 @@ pub async fn check(
 }
 
 #[cfg(test)]
-#[path = "claims_tests.rs"]
 mod tests;

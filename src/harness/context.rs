@@ -199,5 +199,4 @@ pub fn range_clause(set: Option<&Value>) -> Clause {
 }
 
 #[cfg(test)]
-#[path = "context_tests.rs"]
 mod tests;

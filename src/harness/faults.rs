@@ -12,7 +12,7 @@ use super::env::{Environment, CONTROLLER_AGENT};
 use super::scenario::Scenario;
 use super::staging::ISOLATED_TAG;
 use crate::sim::faults::{
-    FaultAction, FaultRule, Faults, Hits, Listener, RequestRecord, RuleId, Selection,
+    FaultAction, FaultRule, Faults, Hits, Listener, Occurrence, RequestRecord, RuleId,
 };
 use crate::sim::stale::{Lag, StaleView};
 
@@ -124,7 +124,12 @@ impl Target {
     }
 
     /// The rule matching the controller's requests of this target in a namespace.
-    pub fn rule(&self, namespace: &str, select: Selection, actions: Vec<FaultAction>) -> FaultRule {
+    pub fn rule(
+        &self,
+        namespace: &str,
+        select: Occurrence,
+        actions: Vec<FaultAction>,
+    ) -> FaultRule {
         FaultRule {
             verb: self.verb.clone(),
             resource: self.resource.clone(),
@@ -211,7 +216,7 @@ pub fn fail(
     sc: &mut Scenario,
     words: &str,
     target: &Target,
-    select: Selection,
+    select: Occurrence,
     code: u16,
 ) -> anyhow::Result<()> {
     let code = fault_code(code).map_err(input)?;
@@ -228,7 +233,7 @@ pub fn delay(
     sc: &mut Scenario,
     words: &str,
     target: &Target,
-    select: Selection,
+    select: Occurrence,
     by: Duration,
 ) -> anyhow::Result<()> {
     let rule = target.rule(&sc.namespace, select, vec![FaultAction::Delay(by)]);
@@ -313,7 +318,7 @@ pub async fn restart_after(
     sc: &mut Scenario,
     words: &str,
     target: &Target,
-    select: Selection,
+    select: Occurrence,
 ) -> anyhow::Result<()> {
     restart_after_with(sc, words, target, select, None, true)
 }
@@ -325,7 +330,7 @@ pub fn restart_after_with(
     sc: &mut Scenario,
     words: &str,
     target: &Target,
-    select: Selection,
+    select: Occurrence,
     seen: Option<mpsc::UnboundedSender<RequestRecord>>,
     must_fire: bool,
 ) -> anyhow::Result<()> {
@@ -343,7 +348,7 @@ pub fn watch_requests(
     sc: &mut Scenario,
     words: &str,
     target: &Target,
-    select: Selection,
+    select: Occurrence,
 ) -> anyhow::Result<mpsc::UnboundedReceiver<RequestRecord>> {
     let (tx, rx) = mpsc::unbounded_channel();
     let rule = target.rule(
@@ -498,22 +503,22 @@ mod tests {
     #[test]
     fn targets_become_controller_rules_in_the_namespace() {
         let t = Target::object("deletes", "pod", "web-1").unwrap();
-        let r = t.rule("ns", Selection::Nth(1), vec![]);
+        let r = t.rule("ns", Occurrence::Nth(1), vec![]);
         assert_eq!(r.verb.as_deref(), Some("delete"));
         assert_eq!(r.resource.as_deref(), Some("pods"));
         assert_eq!(r.namespace.as_deref(), Some("ns"));
         assert_eq!(r.user_agent_contains.as_deref(), Some(CONTROLLER_AGENT));
         assert!(Target::object("eats", "pod", "x").is_err());
         assert!(Target::object("creates", "node", "x").is_err());
-        let s = Target::status_writes().rule("ns", Selection::Every, vec![]);
+        let s = Target::status_writes().rule("ns", Occurrence::Every, vec![]);
         assert!(s.writes_only && s.subresource.as_deref() == Some("status"));
     }
 
     #[test]
     fn a_rule_that_never_matched_is_reported_by_its_words() {
         let faults = Faults::new(10);
-        let fired = faults.add_rule(Target::writes().rule("ns", Selection::Every, vec![]));
-        let idle = faults.add_rule(Target::status_writes().rule("ns", Selection::Every, vec![]));
+        let fired = faults.add_rule(Target::writes().rule("ns", Occurrence::Every, vec![]));
+        let idle = faults.add_rule(Target::status_writes().rule("ns", Occurrence::Every, vec![]));
         faults.on_request(RequestRecord {
             verb: "create".into(),
             resource: "pods".into(),

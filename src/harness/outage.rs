@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::env::CONTROLLER_AGENT;
 use super::faults::{faults_of, inject, MustFire};
 use super::scenario::Scenario;
-use crate::sim::faults::{FaultAction, FaultRule, Selection};
+use crate::sim::faults::{FaultAction, FaultRule, Occurrence};
 
 /// The words of the step that begins an outage.
 pub const WORDS: &str = "the apiserver stops serving the controller";
@@ -25,7 +25,7 @@ pub fn begin(sc: &mut Scenario) -> anyhow::Result<()> {
         subresource: None,
         user_agent_contains: Some(CONTROLLER_AGENT.to_string()),
         writes_only: false,
-        select: Selection::Every,
+        select: Occurrence::Every,
         actions: vec![FaultAction::Fail {
             code: 503,
             message: format!("injected by kepspec: {WORDS}"),

@@ -983,5 +983,4 @@ pub async fn status_reports(
 }
 
 #[cfg(test)]
-#[path = "waits_tests.rs"]
 mod tests;

@@ -309,5 +309,4 @@ pub fn in_order(
 }
 
 #[cfg(test)]
-#[path = "checks_tests.rs"]
 mod tests;

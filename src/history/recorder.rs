@@ -449,5 +449,4 @@ fn to_json(o: DynamicObject) -> serde_json::Value {
 }
 
 #[cfg(test)]
-#[path = "recorder_tests.rs"]
 mod tests;

@@ -394,5 +394,4 @@ impl Timeline {
 }
 
 #[cfg(test)]
-#[path = "timeline_tests.rs"]
 mod tests;

@@ -552,5 +552,4 @@ pub fn state_before(t: &Timeline, seq: u64) -> State<'_> {
 }
 
 #[cfg(test)]
-#[path = "views_tests.rs"]
 mod tests;

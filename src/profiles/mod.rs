@@ -30,12 +30,6 @@ pub mod profile;
 pub mod standin;
 
 #[cfg(test)]
-mod ci_tests;
-#[cfg(test)]
-mod gating_tests;
-#[cfg(test)]
-mod profile_tests;
-#[cfg(test)]
 mod tests;
 
 pub use deviation::{Deviation, Deviations};

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::escape;
-use super::model::{Run, Scenario, Status};
+use super::model::{Run, ScenarioResult, Status};
 
 /// The tag of the scenarios the table gathers.
 pub const TAG: &str = "@comparison";
@@ -45,7 +45,7 @@ pub type Table = Vec<Row>;
 /// A comparison scenario with its report anchor.
 struct Case<'a> {
     anchor: String,
-    scenario: &'a Scenario,
+    scenario: &'a ScenarioResult,
 }
 
 impl Case<'_> {
@@ -286,8 +286,8 @@ mod tests {
     use super::*;
     use crate::report::model::Feature;
 
-    fn case(name: &str, facts: &[(&str, &str)], status: Status) -> Scenario {
-        let mut s = Scenario::new(name, 1, vec![TAG.into()], status);
+    fn case(name: &str, facts: &[(&str, &str)], status: Status) -> ScenarioResult {
+        let mut s = ScenarioResult::new(name, 1, vec![TAG.into()], status);
         s.facts = facts
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

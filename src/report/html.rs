@@ -5,7 +5,7 @@
 //! buttons read by CSS (`:has`), so they work where a CI viewer's content
 //! policy forbids scripts; a table tallies outcomes per KEP and tag.
 
-use super::model::{Feature, Run, Scenario, Status, Totals, NOT_RUN_AFTER_FAILURE};
+use super::model::{Feature, Run, ScenarioResult, Status, Totals, NOT_RUN_AFTER_FAILURE};
 use super::swimlane::StepMark;
 use super::{escape, swimlane};
 use crate::history::Timeline;
@@ -46,7 +46,7 @@ a.objects{font-size:.9em}
 
 /// The class and word of a scenario's outcome (a pass through a declared
 /// deviation has its own).
-fn outcome(s: &Scenario) -> (&'static str, &'static str) {
+fn outcome(s: &ScenarioResult) -> (&'static str, &'static str) {
     if s.passed_with_deviation() {
         ("deviation", "passed with deviation")
     } else {
@@ -151,7 +151,7 @@ fn anchor(fi: usize, si: usize) -> String {
 
 /// Scenarios shown first, in the "Failed" section (failed or not
 /// implemented).
-fn first(s: &Scenario) -> bool {
+fn first(s: &ScenarioResult) -> bool {
     matches!(s.status, Status::Failed | Status::NotImplemented)
 }
 
@@ -179,7 +179,7 @@ impl Tags {
     }
 
     /// The classes of a scenario's row and article: its outcome and tags.
-    fn classes(&self, s: &Scenario) -> String {
+    fn classes(&self, s: &ScenarioResult) -> String {
         let mut out = format!("sc {}", outcome(s).0);
         for t in &s.tags {
             if let Some(i) = self.index(t) {
@@ -348,7 +348,7 @@ fn feature(out: &mut String, fi: usize, f: &Feature, tags: &Tags) {
 }
 
 /// Where each step that ran sits on the timeline's clock.
-fn step_marks(s: &Scenario, t: &Timeline) -> Vec<StepMark> {
+fn step_marks(s: &ScenarioResult, t: &Timeline) -> Vec<StepMark> {
     let Some(origin) = t.origin else {
         return Vec::new();
     };
@@ -373,7 +373,7 @@ fn step_marks(s: &Scenario, t: &Timeline) -> Vec<StepMark> {
         .collect()
 }
 
-fn scenario(out: &mut String, id: &str, s: &Scenario, tags: &Tags) {
+fn scenario(out: &mut String, id: &str, s: &ScenarioResult, tags: &Tags) {
     let (cls, word) = outcome(s);
     let _ = writeln!(
         out,

@@ -10,10 +10,10 @@
 //! not pass an incomplete specification.
 
 use super::escape;
-use super::model::{Feature, Run, Scenario, Status};
+use super::model::{Feature, Run, ScenarioResult, Status};
 use std::fmt::Write;
 
-fn interrupted(s: &Scenario) -> bool {
+fn interrupted(s: &ScenarioResult) -> bool {
     matches!(&s.status, Status::Skipped { reason } if reason == super::model::INTERRUPTED_WHILE_RUNNING)
 }
 
@@ -113,7 +113,7 @@ fn feature(out: &mut String, f: &Feature, run: &Run) {
     out.push_str("  </testsuite>\n");
 }
 
-fn step_list(s: &Scenario) -> String {
+fn step_list(s: &ScenarioResult) -> String {
     let mut body = String::new();
     for st in &s.steps {
         let _ = writeln!(
@@ -136,7 +136,7 @@ fn step_list(s: &Scenario) -> String {
     body
 }
 
-fn scenario(out: &mut String, path: &str, s: &Scenario) {
+fn scenario(out: &mut String, path: &str, s: &ScenarioResult) {
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\" time=\"{}\"",

@@ -144,11 +144,11 @@ pub fn render(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Feature, Scenario, Step};
+    use crate::report::model::{Feature, ScenarioResult, Step};
 
     #[test]
     fn failures_come_first_with_their_step_and_one_line() {
-        let mut failed = Scenario::new("breaks", 12, vec![], Status::Failed);
+        let mut failed = ScenarioResult::new("breaks", 12, vec![], Status::Failed);
         failed.steps.push(Step {
             keyword: "Then ".into(),
             text: "no pod | was created".into(),
@@ -162,14 +162,14 @@ mod tests {
                 Feature {
                     name: "good".into(),
                     path: "a.feature".into(),
-                    scenarios: vec![Scenario::new("fine", 3, vec![], Status::Passed)],
+                    scenarios: vec![ScenarioResult::new("fine", 3, vec![], Status::Passed)],
                 },
                 Feature {
                     name: "bad".into(),
                     path: "b.feature".into(),
                     scenarios: vec![
                         failed,
-                        Scenario::new(
+                        ScenarioResult::new(
                             "later",
                             20,
                             vec![],

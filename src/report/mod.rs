@@ -11,7 +11,7 @@ pub mod model;
 pub mod set_lanes;
 pub mod swimlane;
 
-pub use model::{Feature, Run, Scenario, Status, Step, Totals};
+pub use model::{Feature, Run, ScenarioResult, Status, Step, Totals};
 
 /// Escapes text for XML and HTML content and attribute values; characters
 /// not allowed in XML 1.0 (control characters other than tab, newline and

@@ -63,7 +63,7 @@ pub const NOT_RUN_AFTER_FAILURE: &str = "not run: an earlier step failed";
 
 /// One scenario (an example of a scenario outline counts as one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Scenario {
+pub struct ScenarioResult {
     /// Scenario name.
     pub name: String,
     /// Line in the feature file.
@@ -97,7 +97,7 @@ pub struct Scenario {
     pub artifacts: Option<String>,
 }
 
-impl Scenario {
+impl ScenarioResult {
     /// A scenario of the given name and line with nothing recorded yet.
     pub fn new(name: impl Into<String>, line: u32, tags: Vec<String>, status: Status) -> Self {
         Self {
@@ -144,7 +144,7 @@ pub struct Feature {
     /// Path of the feature file, relative to the features directory.
     pub path: String,
     /// Scenarios in file order.
-    pub scenarios: Vec<Scenario>,
+    pub scenarios: Vec<ScenarioResult>,
 }
 
 /// Counts of scenario outcomes.
@@ -167,7 +167,7 @@ pub struct Totals {
 
 impl Totals {
     /// Adds one scenario's outcome.
-    pub fn add(&mut self, scenario: &Scenario) {
+    pub fn add(&mut self, scenario: &ScenarioResult) {
         self.scenarios += 1;
         if scenario.passed_with_deviation() {
             self.with_deviation += 1;

@@ -42,7 +42,7 @@ fn sample_run() -> Run {
         None,
     )
     .unwrap_err();
-    let failed = Scenario {
+    let failed = ScenarioResult {
         name: format!("fails {NASTY}"),
         line: 12,
         tags: vec!["@kep-3541".into(), "@recreate".into()],
@@ -80,7 +80,7 @@ fn sample_run() -> Run {
         facts: Vec::new(),
         artifacts: Some("failed/recreate-L12-fails".into()),
     };
-    let passed = Scenario {
+    let passed = ScenarioResult {
         name: "passes".into(),
         line: 20,
         tags: vec![],
@@ -94,7 +94,7 @@ fn sample_run() -> Run {
         facts: Vec::new(),
         artifacts: None,
     };
-    let skipped = Scenario {
+    let skipped = ScenarioResult {
         name: "skipped".into(),
         line: 30,
         tags: vec!["@needs-real-cluster".into()],
@@ -110,7 +110,7 @@ fn sample_run() -> Run {
         facts: Vec::new(),
         artifacts: None,
     };
-    let todo = Scenario {
+    let todo = ScenarioResult {
         name: "todo".into(),
         line: 40,
         tags: vec![],
@@ -510,7 +510,7 @@ fn html_report_renders_in_headless_chromium_without_console_errors() {
     let page = dir.path().join("index.html");
     // With a comparison scenario, so the comparison table renders too.
     let mut run = sample_run();
-    let mut compared = Scenario::new(
+    let mut compared = ScenarioResult::new(
         "EnforcedRollingUpdate under Parallel: pods left in ImagePullBackOff, then a fix that works",
         60,
         vec!["@comparison".into()],

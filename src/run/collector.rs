@@ -98,7 +98,7 @@ impl Results {
     }
 
     /// Applies `f` to the scenario with this key, if it was recorded.
-    pub fn with_scenario(&self, k: &Key, f: impl FnOnce(&mut model::Scenario)) {
+    pub fn with_scenario(&self, k: &Key, f: impl FnOnce(&mut model::ScenarioResult)) {
         if let Ok(mut c) = self.inner.lock() {
             if let Some(sc) = c
                 .run
@@ -301,7 +301,7 @@ impl Collector {
 /// background's and the scenario's, in order), so every report shows them
 /// as not run rather than leaving them out.
 fn not_run_steps(
-    entry: &mut model::Scenario,
+    entry: &mut model::ScenarioResult,
     feature: &gherkin::Feature,
     rule: Option<&gherkin::Rule>,
     sc: &gherkin::Scenario,
@@ -334,7 +334,7 @@ fn scenario_mut<'r>(
     feature: &gherkin::Feature,
     sc: &gherkin::Scenario,
     round: Option<u32>,
-) -> &'r mut model::Scenario {
+) -> &'r mut model::ScenarioResult {
     let path = feature
         .path
         .as_ref()
@@ -365,7 +365,7 @@ fn scenario_mut<'r>(
                 .chain(sc.tags.iter())
                 .map(|t| format!("@{t}"))
                 .collect();
-            let mut s = model::Scenario::new(sc.name.clone(), line, tags, Status::Passed);
+            let mut s = model::ScenarioResult::new(sc.name.clone(), line, tags, Status::Passed);
             s.round = round;
             scenarios.push(s);
             scenarios.len() - 1

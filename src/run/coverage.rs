@@ -483,5 +483,4 @@ pub fn load(root: &Path, features: &[PathBuf]) -> Result<Result<Map, Vec<String>
 }
 
 #[cfg(test)]
-#[path = "coverage_tests.rs"]
 mod tests;

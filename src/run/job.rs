@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::features::Selection;
 use super::interrupt::{Interrupt, EXIT_INTERRUPTED};
-use super::plan::RunPlan;
+use super::roster::Roster;
 use super::runner::{self, RunOptions, ScenarioWorld};
 use super::verdict::{self, Expectations, Requirement};
 use crate::cli::{ClusterChoice, RunArgs, TargetChoice, EXIT_ERROR, EXIT_PASSED};
@@ -106,10 +106,14 @@ async fn cluster_facts(env: &Environment, given: &FeatureGates) -> ClusterFacts 
 
 /// Why a scenario the selection takes is reported as skipped on this
 /// target and cluster, or None when it runs.
-fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) -> Option<String> {
-    let explore = format!("@{}", crate::explore::plan::EXPLORE_TAG);
+fn skip_of(
+    p: &super::roster::RosterEntry,
+    env: &Environment,
+    facts: &ClusterFacts,
+) -> Option<String> {
+    let explore = format!("@{}", crate::explore::crash_point::EXPLORE_TAG);
     if p.tags.contains(&explore) {
-        return Some(crate::explore::plan::EXPLORE_SKIP.to_string());
+        return Some(crate::explore::crash_point::EXPLORE_SKIP.to_string());
     }
     if p.tags.iter().any(|t| t == "@metrics") && env.controller_metrics().is_none() {
         return Some(format!(
@@ -122,7 +126,7 @@ fn skip_of(p: &super::plan::Planned, env: &Environment, facts: &ClusterFacts) ->
 
 /// Adds the scenarios of the plan that have no result (skipped by the plan,
 /// or never started: an interrupt or --fail-fast) to a run's results.
-fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_run: &str) {
+fn complete_from_plan(run: &mut model::Run, plan: &Roster, rounds: usize, not_run: &str) {
     let rounds = rounds.max(1);
     for p in &plan.scenarios {
         let names: Vec<(Option<u32>, String)> = if p.skip.is_some() || rounds == 1 {
@@ -146,7 +150,7 @@ fn complete_from_plan(run: &mut model::Run, plan: &RunPlan, rounds: usize, not_r
             if p.skip.is_some() {
                 super::out::line(format!("skip {}:{} {} ({reason})", p.path, p.line, p.name));
             }
-            let mut entry = model::Scenario::new(
+            let mut entry = model::ScenarioResult::new(
                 name,
                 p.line,
                 p.tags.clone(),
@@ -346,7 +350,7 @@ async fn run_selected<W: ScenarioWorld>(
     }
     let facts = cluster_facts(&env, &given).await;
     super::out::text_raw(&facts.describe());
-    let plan = RunPlan::new(&features, &selection, |p| skip_of(p, &env, &facts));
+    let plan = Roster::new(&features, &selection, |p| skip_of(p, &env, &facts));
     let opts = RunOptions {
         concurrency: args.concurrency(),
         fail_fast: args.fail_fast,

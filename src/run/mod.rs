@@ -15,14 +15,14 @@ pub mod interrupt;
 pub mod job;
 pub mod literal;
 pub mod manifests;
-#[cfg(test)]
-mod matrix_tests;
 pub mod on_kind;
 pub mod out;
-pub mod plan;
 pub mod preflight;
+pub mod roster;
 pub mod runner;
 pub mod shard;
 pub mod steps;
+#[cfg(test)]
+mod tests;
 pub mod verdict;
 pub mod wait;

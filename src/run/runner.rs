@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::collector::{self, Collector, Key};
 use super::features::{InputProblem, Selection};
-use super::plan::RunPlan;
+use super::roster::Roster;
 use crate::harness::env::Environment;
 use crate::harness::scenario::Scenario;
 use crate::harness::staging::ISOLATED_TAG;
@@ -188,7 +188,7 @@ pub struct Outcome {
 /// The features cut down to what the selection runs (for callers that have
 /// no plan of their own).
 pub fn select(features: &[gherkin::Feature], selection: &Selection) -> Vec<gherkin::Feature> {
-    RunPlan::new(features, selection, |p| {
+    Roster::new(features, selection, |p| {
         selection.skipped.get(&p.key).cloned()
     })
     .prune(features)
@@ -246,7 +246,7 @@ pub async fn run_once<W: ScenarioWorld>(
     for round in 1..=rounds {
         for f in round_of(&features, round, rounds) {
             if rounds > 1 {
-                for (_, sc) in super::plan::scenarios_of(&f) {
+                for (_, sc) in super::roster::scenarios_of(&f) {
                     round_keys.insert(collector::key(&f, sc), round as u32);
                 }
             }
@@ -256,11 +256,12 @@ pub async fn run_once<W: ScenarioWorld>(
     // Features with a slow scenario first (a stable sort keeps the rest in
     // their order).
     all.sort_by_key(|f| {
-        !super::plan::scenarios_of(f).any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
+        !super::roster::scenarios_of(f)
+            .any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
     });
     let total: usize = all
         .iter()
-        .map(|f| super::plan::scenarios_of(f).count())
+        .map(|f| super::roster::scenarios_of(f).count())
         .sum();
     let collector = Collector::new(
         opts.progress,

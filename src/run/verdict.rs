@@ -57,7 +57,7 @@ pub struct Verdict {
     pub problems: Vec<String>,
 }
 
-fn ran(s: &model::Scenario) -> bool {
+fn ran(s: &model::ScenarioResult) -> bool {
     matches!(
         s.status,
         Status::Passed | Status::Failed | Status::NotImplemented
@@ -66,7 +66,8 @@ fn ran(s: &model::Scenario) -> bool {
 
 /// The verdict on a finished run.
 pub fn verdict(run: &model::Run, expect: &Expectations) -> Verdict {
-    let scenarios: Vec<&model::Scenario> = run.features.iter().flat_map(|f| &f.scenarios).collect();
+    let scenarios: Vec<&model::ScenarioResult> =
+        run.features.iter().flat_map(|f| &f.scenarios).collect();
     let mut problems = Vec::new();
     let ran_count = scenarios.iter().filter(|s| ran(s)).count();
     if ran_count == 0 && !expect.allow_empty {
@@ -94,7 +95,7 @@ pub fn verdict(run: &model::Run, expect: &Expectations) -> Verdict {
         }
     }
     for req in &expect.require {
-        let named: Vec<&&model::Scenario> =
+        let named: Vec<&&model::ScenarioResult> =
             scenarios.iter().filter(|s| req.names(&s.tags)).collect();
         if !named.iter().any(|s| ran(s)) {
             problems.push(if named.is_empty() {
@@ -124,8 +125,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn scenario(name: &str, tags: &[&str], status: Status) -> model::Scenario {
-        model::Scenario {
+    fn scenario(name: &str, tags: &[&str], status: Status) -> model::ScenarioResult {
+        model::ScenarioResult {
             name: name.into(),
             line: 1,
             tags: tags.iter().map(|t| t.to_string()).collect(),
@@ -141,7 +142,7 @@ mod tests {
         }
     }
 
-    fn run(scenarios: Vec<model::Scenario>) -> model::Run {
+    fn run(scenarios: Vec<model::ScenarioResult>) -> model::Run {
         model::Run {
             features: vec![model::Feature {
                 name: "f".into(),

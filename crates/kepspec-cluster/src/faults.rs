@@ -83,7 +83,7 @@ impl PartialEq for Listener {
 /// Which of the requests a rule matches it acts on; deterministic for a
 /// given sequence of requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Selection {
+pub enum Occurrence {
     /// Every matching request.
     #[default]
     Every,
@@ -101,14 +101,14 @@ pub enum Selection {
     },
 }
 
-impl Selection {
+impl Occurrence {
     /// Whether the `n`th matching request (1-based) is selected.
     pub fn selects(&self, n: u64) -> bool {
         match *self {
-            Selection::Every => true,
-            Selection::Nth(k) => n == k,
-            Selection::EveryKth(k) => k > 0 && n.is_multiple_of(k),
-            Selection::Fraction { per_mille, seed } => {
+            Occurrence::Every => true,
+            Occurrence::Nth(k) => n == k,
+            Occurrence::EveryKth(k) => k > 0 && n.is_multiple_of(k),
+            Occurrence::Fraction { per_mille, seed } => {
                 splitmix(seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)) % 1000 < u64::from(per_mille)
             }
         }
@@ -143,7 +143,7 @@ pub struct FaultRule {
     /// Match only writes (see [`WRITE_VERBS`]).
     pub writes_only: bool,
     /// Which matching requests the actions apply to.
-    pub select: Selection,
+    pub select: Occurrence,
     /// What to do.
     pub actions: Vec<FaultAction>,
     /// How many more requests the rule applies to (`None` = unlimited).
@@ -521,5 +521,4 @@ fn fault_error(code: u16, message: &str) -> ApiError {
 }
 
 #[cfg(test)]
-#[path = "faults_tests.rs"]
 mod tests;

@@ -327,5 +327,4 @@ pub fn new_pod(set: &StatefulSet, template: &PodTemplateSpec, ordinal: i32, revi
 }
 
 #[cfg(test)]
-#[path = "pods_tests.rs"]
 mod tests;

@@ -323,5 +323,4 @@ pub fn revision_template(revision: &ControllerRevision) -> Result<PodTemplateSpe
 }
 
 #[cfg(test)]
-#[path = "revision_tests.rs"]
 mod tests;

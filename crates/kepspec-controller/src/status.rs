@@ -301,5 +301,4 @@ pub fn needs_update(observed: Option<&StatefulSetStatus>, desired: &StatefulSetS
 }
 
 #[cfg(test)]
-#[path = "status_tests.rs"]
 mod tests;

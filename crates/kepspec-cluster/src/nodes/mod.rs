@@ -35,10 +35,6 @@ mod volumes;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_kubelet;
-#[cfg(test)]
-mod tests_scheduler;
 
 pub use images::{ImageBehaviour, ImageCatalog, Process};
 pub use scheduler::{NodeInfo, Resources};

@@ -182,5 +182,4 @@ fn strategy_type(set: &StatefulSet) -> Option<&str> {
 }
 
 #[cfg(test)]
-#[path = "literal_tests.rs"]
 mod tests;

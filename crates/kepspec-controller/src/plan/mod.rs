@@ -53,17 +53,7 @@ mod types;
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
-mod tests_base;
-#[cfg(test)]
-mod tests_enforced;
-#[cfg(test)]
-mod tests_kruise;
-#[cfg(test)]
-mod tests_recreate;
-#[cfg(test)]
-mod tests_replicas;
-#[cfg(test)]
-mod tests_rolling;
+mod tests;
 
 use std::borrow::Cow;
 

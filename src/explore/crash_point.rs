@@ -8,11 +8,11 @@ use tokio::sync::mpsc;
 
 use crate::harness::faults::{self, Target};
 use crate::harness::scenario::Scenario;
-use crate::sim::faults::{FaultAction, RequestRecord, Selection};
+use crate::sim::faults::{FaultAction, Occurrence, RequestRecord};
 
 /// The exploration's instruction for the current run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Plan {
+pub enum Instruction {
     /// Record every write of the controller from the step on.
     Record,
     /// Restart the controller right after its Nth write from the step on.
@@ -21,7 +21,7 @@ pub enum Plan {
     FailWrite(u64, u16),
 }
 
-static PLAN: Mutex<Option<Plan>> = Mutex::new(None);
+static INSTRUCTION: Mutex<Option<Instruction>> = Mutex::new(None);
 static WRITES: Mutex<Vec<RequestRecord>> = Mutex::new(Vec::new());
 
 fn with<T, R>(m: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
@@ -31,9 +31,9 @@ fn with<T, R>(m: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
     }
 }
 
-/// Sets the plan of the next run and forgets the writes of the last one.
-pub fn set(plan: Option<Plan>) {
-    with(&PLAN, |p| *p = plan);
+/// Sets the instruction for the next run and forgets the writes of the last one.
+pub fn set(instruction: Option<Instruction>) {
+    with(&INSTRUCTION, |p| *p = instruction);
     with(&WRITES, Vec::clear);
 }
 
@@ -50,42 +50,42 @@ fn collect(mut rx: mpsc::UnboundedReceiver<RequestRecord>) {
     });
 }
 
-/// The step "the controller may crash after any of its writes": acts on the
-/// plan of the current run (nothing without one).
 /// The tag of scenarios that only `kepspec explore` runs.
 pub const EXPLORE_TAG: &str = "explore";
 
 /// What `kepspec run` says of a scenario tagged [`EXPLORE_TAG`].
 pub const EXPLORE_SKIP: &str = "restarts the controller after each of its writes in turn, which only `kepspec explore` does (CI runs it)";
 
-pub async fn crash_points(sc: &mut Scenario, words: &str) -> anyhow::Result<()> {
-    let plan = with(&PLAN, |p| *p);
-    match plan {
+/// The step "the controller may crash after any of its writes": acts on the
+/// instruction for the current run (nothing without one).
+pub async fn after_any_write(sc: &mut Scenario, words: &str) -> anyhow::Result<()> {
+    let instruction = with(&INSTRUCTION, |p| *p);
+    match instruction {
         // Outside an exploration the step would do nothing and the scenario
         // would pass without a single restart.
         None => anyhow::bail!(
             "{} \"{words}\" takes effect only under `kepspec explore`; tag the scenario @{EXPLORE_TAG} so `kepspec run` skips it",
             crate::run::runner::INPUT_ERROR
         ),
-        Some(Plan::Record) => {
-            let rx = faults::watch_requests(sc, words, &Target::writes(), Selection::Every)?;
+        Some(Instruction::Record) => {
+            let rx = faults::watch_requests(sc, words, &Target::writes(), Occurrence::Every)?;
             collect(rx);
             Ok(())
         }
-        Some(Plan::CrashAfter(n)) => {
+        Some(Instruction::CrashAfter(n)) => {
             let (tx, rx) = mpsc::unbounded_channel();
             faults::restart_after_with(
                 sc,
                 words,
                 &Target::writes(),
-                Selection::Nth(n),
+                Occurrence::Nth(n),
                 Some(tx),
                 false,
             )?;
             collect(rx);
             Ok(())
         }
-        Some(Plan::FailWrite(n, code)) => {
+        Some(Instruction::FailWrite(n, code)) => {
             let code = faults::fault_code(code).map_err(|e| anyhow::anyhow!(e))?;
             let (tx, rx) = mpsc::unbounded_channel();
             let actions = vec![
@@ -95,7 +95,7 @@ pub async fn crash_points(sc: &mut Scenario, words: &str) -> anyhow::Result<()> 
                 },
                 FaultAction::Notify(crate::sim::faults::Listener(tx)),
             ];
-            let rule = Target::writes().rule(&sc.namespace, Selection::Nth(n), actions);
+            let rule = Target::writes().rule(&sc.namespace, Occurrence::Nth(n), actions);
             faults::inject(sc, words, rule, false)?;
             collect(rx);
             Ok(())

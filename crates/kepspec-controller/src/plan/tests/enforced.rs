@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
-use super::fixtures::*;
-use super::{ControllerGates, DeleteReason, Phase, ENFORCED_STARTED, FORCED_REPLACEMENT};
+use super::super::fixtures::*;
+use super::super::{ControllerGates, DeleteReason, Phase, ENFORCED_STARTED, FORCED_REPLACEMENT};
 
 fn gates(on: bool) -> ControllerGates {
     ControllerGates {
@@ -118,5 +118,5 @@ fn with_the_gate_off_it_is_rolling_update() {
         .conditions
         .unwrap_or_default()
         .iter()
-        .all(|c| c.type_.as_deref() != Some(super::ENFORCED_CONDITION)));
+        .all(|c| c.type_.as_deref() != Some(super::super::ENFORCED_CONDITION)));
 }

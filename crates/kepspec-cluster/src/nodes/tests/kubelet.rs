@@ -1,10 +1,10 @@
 //! Kubelet decisions over simulated time: what the status says at each
 //! moment, and when the pod is removed.
 
-use super::images::ImageCatalog;
-use super::kubelet::{sync, KubeletContext, PodRuntime, SyncResult};
-use super::termination::pre_stop_duration;
-use super::Timings;
+use super::super::images::ImageCatalog;
+use super::super::kubelet::{sync, KubeletContext, PodRuntime, SyncResult};
+use super::super::termination::pre_stop_duration;
+use super::super::Timings;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{json, Value};
@@ -35,7 +35,7 @@ fn t0() -> Timestamp {
 }
 
 fn at(secs: f64) -> Timestamp {
-    super::clock::plus(t0(), Duration::from_secs_f64(secs))
+    super::super::clock::plus(t0(), Duration::from_secs_f64(secs))
 }
 
 fn pod(containers: Value) -> Value {
@@ -407,7 +407,7 @@ fn an_image_change_restarts_the_container() {
 
 #[test]
 fn durations_print_like_go() {
-    use super::podstatus::go_duration;
+    use super::super::podstatus::go_duration;
     assert_eq!(go_duration(Duration::from_millis(100)), "100ms");
     assert_eq!(go_duration(Duration::from_secs(10)), "10s");
     assert_eq!(go_duration(Duration::from_millis(1500)), "1.5s");

@@ -3,9 +3,11 @@
 
 use serde_json::json;
 
-use super::fixtures::*;
-use super::kruise::{trailing_number, Kruise, LIFECYCLE_STATE, PREPARING_DELETE, SPECIFIED_DELETE};
-use super::{Action, DeleteReason};
+use super::super::fixtures::*;
+use super::super::kruise::{
+    trailing_number, Kruise, LIFECYCLE_STATE, PREPARING_DELETE, SPECIFIED_DELETE,
+};
+use super::super::{Action, DeleteReason};
 
 /// The world as an Advanced StatefulSet.
 fn kruise(world: World) -> World {
@@ -25,7 +27,7 @@ fn label(mut world: World, ordinal: usize, key: &str, value: &str) -> World {
     world
 }
 
-fn updated_pods(plan: &super::Plan) -> Vec<Action> {
+fn updated_pods(plan: &super::super::Plan) -> Vec<Action> {
     plan.actions
         .iter()
         .filter(|a| matches!(a, Action::UpdatePod(_)))
@@ -263,7 +265,7 @@ fn in_place_world(policy: &str) -> World {
         .settle_status()
 }
 
-fn patches(plan: &super::Plan) -> Vec<(String, serde_json::Value)> {
+fn patches(plan: &super::super::Plan) -> Vec<(String, serde_json::Value)> {
     plan.actions
         .iter()
         .filter_map(|a| match a {
@@ -273,7 +275,7 @@ fn patches(plan: &super::Plan) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
-fn conditions(plan: &super::Plan) -> Vec<(String, String)> {
+fn conditions(plan: &super::super::Plan) -> Vec<(String, String)> {
     plan.actions
         .iter()
         .filter_map(|a| match a {
@@ -281,7 +283,7 @@ fn conditions(plan: &super::Plan) -> Vec<(String, String)> {
                 name.clone(),
                 conditions
                     .iter()
-                    .find(|c| c.type_ == super::IN_PLACE_UPDATE_READY)?
+                    .find(|c| c.type_ == super::super::IN_PLACE_UPDATE_READY)?
                     .status
                     .clone(),
             )),
@@ -329,7 +331,7 @@ fn a_grace_period_holds_the_images_back() {
     let plan = world.plan();
     let p = patches(&plan);
     assert!(p[0].1.get("spec").is_none(), "images wait: {p:?}");
-    assert!(p[0].1["metadata"]["annotations"][super::inplace::GRACE_ANNOTATION].is_string());
+    assert!(p[0].1["metadata"]["annotations"][super::super::inplace::GRACE_ANNOTATION].is_string());
     assert_eq!(plan.requeue_after, Some(std::time::Duration::from_secs(3)));
 }
 
@@ -355,6 +357,6 @@ fn images_only_sees_nothing_but_images() {
         serde_json::from_value(json!({"spec": {"containers": [{"name": "a", "image": image, "env": [{"name": "V", "value": env}]}]}}))
             .unwrap()
     };
-    assert!(super::images_only(&t("x:1", "1"), &t("x:2", "1")));
-    assert!(!super::images_only(&t("x:1", "1"), &t("x:1", "2")));
+    assert!(super::super::images_only(&t("x:1", "1"), &t("x:2", "1")));
+    assert!(!super::super::images_only(&t("x:1", "1"), &t("x:1", "2")));
 }

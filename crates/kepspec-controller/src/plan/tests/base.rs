@@ -2,11 +2,11 @@
 
 use serde_json::json;
 
-use super::super::{revision, status};
-use super::fixtures::*;
-use super::{plan, Action, ControllerGates, Phase, PlanError};
+use super::super::super::{revision, status};
+use super::super::fixtures::*;
+use super::super::{plan, Action, ControllerGates, Phase, PlanError};
 
-fn revision_actions(plan: &super::Plan) -> Vec<&Action> {
+fn revision_actions(plan: &super::super::Plan) -> Vec<&Action> {
     plan.actions
         .iter()
         .filter(|a| {

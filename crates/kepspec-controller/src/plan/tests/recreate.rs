@@ -1,8 +1,8 @@
 //! KEP-3541 Recreate: every phase, stuck pods, orphans, the event, resuming.
 
-use super::super::status;
-use super::fixtures::*;
-use super::{Action, DeleteReason, Phase, RecreatePhase};
+use super::super::super::status;
+use super::super::fixtures::*;
+use super::super::{Action, DeleteReason, Phase, RecreatePhase};
 
 /// Three Ready pods at revision A, strategy Recreate, template changed to B.
 fn rollout() -> (World, String, String) {

@@ -13,7 +13,7 @@ use cucumber::feature::Ext as _;
 
 use super::features::Selection;
 use super::on_kind::KindRun;
-use super::plan::RunPlan;
+use super::roster::Roster;
 use crate::cli::{Cli, Command, RunArgs};
 use crate::profiles::{FeatureGates, Profile, Version};
 use crate::run::shard::Shard;
@@ -88,7 +88,7 @@ async fn row(version: &str, target: &str) -> (usize, BTreeMap<String, usize>, Ve
     cluster.shutdown().await;
     assert_eq!(facts.version, v);
     let features = features();
-    let plan = RunPlan::new(&features, &Selection::default(), |p| {
+    let plan = Roster::new(&features, &Selection::default(), |p| {
         profile.skip_reason(&p.name, &p.tags, &facts)
     });
     let mut skipped = BTreeMap::new();

@@ -459,3 +459,7 @@ async fn the_bundled_controller_stands_in_for_openkruise() {
     let _ = controller.await;
     cluster.shutdown().await;
 }
+
+mod ci;
+mod gating;
+mod profile;

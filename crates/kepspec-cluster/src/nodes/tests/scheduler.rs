@@ -1,6 +1,6 @@
 //! Scheduler decisions: requests, placement and messages.
 
-use super::scheduler::*;
+use super::super::scheduler::*;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -38,7 +38,7 @@ fn place(
 /// none left the message is the plugin's, and preemption is considered.
 #[test]
 fn a_node_holding_the_host_port_is_filtered_out() {
-    use super::admission::host_ports;
+    use super::super::admission::host_ports;
     let with_port = |port: i32| {
         pod(json!({"metadata": {"name": "p"}, "spec": {"containers": [
             {"name": "a", "ports": [{"containerPort": 80, "hostPort": port}]}]}}))

@@ -46,7 +46,7 @@ fn rules_match_and_count_down() {
     assert!(f.requests().is_empty());
 }
 
-fn rule(select: Selection) -> FaultRule {
+fn rule(select: Occurrence) -> FaultRule {
     FaultRule {
         resource: Some("pods".into()),
         writes_only: true,
@@ -68,7 +68,7 @@ fn which(f: &Faults, n: u64) -> Vec<u64> {
 #[test]
 fn nth_and_every_kth_select_by_position_among_matching() {
     let f = Faults::new(100);
-    let id = f.add_rule(rule(Selection::Nth(3)));
+    let id = f.add_rule(rule(Occurrence::Nth(3)));
     f.on_request(req("get", "pods"));
     assert_eq!(which(&f, 6), vec![3]);
     assert_eq!(
@@ -79,7 +79,7 @@ fn nth_and_every_kth_select_by_position_among_matching() {
         })
     );
     f.clear_rules();
-    let id = f.add_rule(rule(Selection::EveryKth(2)));
+    let id = f.add_rule(rule(Occurrence::EveryKth(2)));
     assert_eq!(which(&f, 7), vec![2, 4, 6]);
     assert_eq!(
         f.hits(id),
@@ -94,7 +94,7 @@ fn nth_and_every_kth_select_by_position_among_matching() {
 fn a_seeded_fraction_is_deterministic_and_about_right() {
     let pick = |seed| {
         let f = Faults::new(10);
-        f.add_rule(rule(Selection::Fraction {
+        f.add_rule(rule(Occurrence::Fraction {
             per_mille: 200,
             seed,
         }));
@@ -110,7 +110,7 @@ fn a_seeded_fraction_is_deterministic_and_about_right() {
 async fn notify_fires_when_the_decision_is_dropped() {
     let f = Faults::new(10);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut r = rule(Selection::Nth(2));
+    let mut r = rule(Occurrence::Nth(2));
     r.actions = vec![FaultAction::Notify(Listener(tx))];
     r.name = Some("web-1".into());
     f.add_rule(r);
@@ -131,7 +131,7 @@ fn a_fence_stops_the_client_after_the_selected_request_until_lifted() {
     let f = Faults::new(10);
     f.add_rule(FaultRule {
         user_agent_contains: Some("ctl".into()),
-        select: Selection::Nth(2),
+        select: Occurrence::Nth(2),
         actions: vec![FaultAction::Fence],
         ..Default::default()
     });

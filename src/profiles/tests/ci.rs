@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use super::gating::Version;
-use super::tests::root;
-use super::*;
+use super::super::gating::Version;
+use super::super::*;
+use super::root;
 
 // ---- the CI recipe ---------------------------------------------------------
 

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::gating::{kind_config_for, Version};
-use super::tests::{kruise, root, tags};
-use super::*;
+use super::super::gating::{kind_config_for, Version};
+use super::super::*;
+use super::{kruise, root, tags};
 
 // ---- gating ----------------------------------------------------------------
 

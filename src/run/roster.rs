@@ -1,4 +1,4 @@
-//! The plan of a run, decided before any cluster is touched: every scenario
+//! The roster of a run, decided before any cluster is touched: every scenario
 //! the features hold, whether the selection takes it, and whether it runs or
 //! is skipped (with the reason). Everything a user reads about "what was
 //! claimed, what ran, what was skipped and why" comes from here, so a run
@@ -12,7 +12,7 @@ use super::features::Selection;
 
 /// One scenario of the features (an example of an outline counts as one).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Planned {
+pub struct RosterEntry {
     /// `features/x.feature:12`.
     pub key: String,
     /// The feature file.
@@ -31,9 +31,9 @@ pub struct Planned {
 
 /// The scenarios a run selected, in file order.
 #[derive(Clone, Debug, Default)]
-pub struct RunPlan {
+pub struct Roster {
     /// Every selected scenario.
-    pub scenarios: Vec<Planned>,
+    pub scenarios: Vec<RosterEntry>,
     /// How many scenarios the features hold in all (selected or not).
     pub available: usize,
 }
@@ -63,15 +63,15 @@ pub fn tags_with_at(
         .collect()
 }
 
-impl RunPlan {
-    /// The plan for these features: the scenarios `selection` selects, each
+impl Roster {
+    /// The roster of these features: the scenarios `selection` selects, each
     /// with the skip reason `skip` gives it (None: it runs).
     pub fn new(
         features: &[gherkin::Feature],
         selection: &Selection,
-        mut skip: impl FnMut(&Planned) -> Option<String>,
-    ) -> RunPlan {
-        let mut plan = RunPlan::default();
+        mut skip: impl FnMut(&RosterEntry) -> Option<String>,
+    ) -> Roster {
+        let mut roster = Roster::default();
         for f in features {
             let path = f
                 .path
@@ -79,11 +79,11 @@ impl RunPlan {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
             for (rule, sc) in scenarios_of(f) {
-                plan.available += 1;
+                roster.available += 1;
                 if !selection.selects(f, rule, sc) {
                     continue;
                 }
-                let mut p = Planned {
+                let mut p = RosterEntry {
                     key: Selection::key(f, sc),
                     path: path.clone(),
                     feature: f.name.clone(),
@@ -93,14 +93,14 @@ impl RunPlan {
                     skip: None,
                 };
                 p.skip = skip(&p);
-                plan.scenarios.push(p);
+                roster.scenarios.push(p);
             }
         }
-        plan
+        roster
     }
 
     /// The scenarios that run.
-    pub fn runs(&self) -> impl Iterator<Item = &Planned> {
+    pub fn runs(&self) -> impl Iterator<Item = &RosterEntry> {
         self.scenarios.iter().filter(|p| p.skip.is_none())
     }
 
@@ -165,7 +165,7 @@ mod tests {
             "features/x.feature",
         );
         let sel = Selection::new(Some("@a"), None).unwrap();
-        let plan = RunPlan::new(std::slice::from_ref(&f), &sel, |p| {
+        let plan = Roster::new(std::slice::from_ref(&f), &sel, |p| {
             p.tags
                 .contains(&"@b".to_string())
                 .then(|| "no b here".to_string())
@@ -181,7 +181,7 @@ mod tests {
             .map(|s| s.name.as_str())
             .collect();
         assert_eq!(names, vec!["one", "three"]);
-        let none = RunPlan::new(
+        let none = Roster::new(
             std::slice::from_ref(&f),
             &Selection::new(Some("@c"), None).unwrap(),
             |_| None,

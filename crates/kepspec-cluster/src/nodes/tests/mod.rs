@@ -396,3 +396,6 @@ async fn pods_on_a_not_ready_node_turn_unready_and_recover() {
     wait_pod(&pods, "p", "Ready again", is_ready).await;
     cluster.shutdown().await;
 }
+
+mod kubelet;
+mod scheduler;

@@ -1,6 +1,6 @@
 //! Pod admission rules.
 
-use super::*;
+use super::super::*;
 use serde_json::{json, Value};
 
 fn pod() -> Value {

@@ -1,7 +1,7 @@
 //! The KEP-3541 draft's EnforcedRollingUpdate on the API side.
 
-use super::tests_statefulset::{create, gates, messages, set, stored, update};
-use super::*;
+use super::super::*;
+use super::statefulset::{create, gates, messages, set, stored, update};
 use serde_json::json;
 
 fn on() -> ApiGates {

@@ -2,7 +2,7 @@
 //! selector, scalar and update rules (strategy and gate rules are in
 //! `tests_strategy`).
 
-use super::*;
+use super::super::*;
 use serde_json::{json, Value};
 
 pub(super) fn set() -> Value {

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::tests::tags;
-use super::*;
+use super::super::*;
+use super::tags;
 
 // ---- profile errors -----------------------------------------------------
 

@@ -3,9 +3,9 @@
 
 use serde_json::json;
 
-use super::super::pods;
-use super::fixtures::*;
-use super::{Action, DeleteReason};
+use super::super::super::pods;
+use super::super::fixtures::*;
+use super::super::{Action, DeleteReason};
 
 #[test]
 fn parallel_creates_every_pod_at_once() {
@@ -319,7 +319,7 @@ fn a_pod_whose_claim_is_being_deleted_waits_and_the_set_is_looked_at_again() {
 
 #[test]
 fn slow_start_batches_double_up_to_the_cap() {
-    use super::replicas::{slow_start, MAX_BATCH};
+    use super::super::replicas::{slow_start, MAX_BATCH};
     assert_eq!(slow_start(0), Vec::<std::ops::Range<usize>>::new());
     assert_eq!(slow_start(8), vec![0..1, 1..3, 3..7, 7..8]);
     let big = slow_start(2000);

@@ -2,10 +2,10 @@
 
 use serde_json::json;
 
-use super::super::status;
-use super::fixtures::*;
-use super::rolling::max_unavailable;
-use super::{ControllerGates, DeleteReason, Phase};
+use super::super::super::status;
+use super::super::fixtures::*;
+use super::super::rolling::max_unavailable;
+use super::super::{ControllerGates, DeleteReason, Phase};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 fn gates(recreate: bool, max_unavailable: bool) -> ControllerGates {
@@ -63,7 +63,7 @@ fn gate_off_does_not_parse_max_unavailable() {
     let world = World::stable(3)
         .max_unavailable(json!("bad"))
         .gates(gates(true, false));
-    assert!(super::plan(&world.observed(), &world.gates).is_ok());
+    assert!(super::super::plan(&world.observed(), &world.gates).is_ok());
 }
 
 #[test]
@@ -187,7 +187,11 @@ fn ordered_ready_waits_for_every_pod_before_updating() {
     let (mut world, _, _) = rollout(World::stable(3).max_unavailable(json!(3)));
     let old = world.pods[1].clone();
     world.pods[1] = World::new(3)
-        .pod(1, super::super::pods::pod_revision(&old), State::NotReady)
+        .pod(
+            1,
+            super::super::super::pods::pod_revision(&old),
+            State::NotReady,
+        )
         .pods[0]
         .clone();
     assert!(deleted(&world.plan()).is_empty());

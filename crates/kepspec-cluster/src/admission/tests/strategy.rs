@@ -1,8 +1,8 @@
 //! StatefulSet update strategies and the KEP-3541 / KEP-961 feature gates,
 //! with upstream's exact messages.
 
-use super::tests_statefulset::{create, gates, messages, set, stored, update};
-use super::*;
+use super::super::*;
+use super::statefulset::{create, gates, messages, set, stored, update};
 use serde_json::{json, Value};
 
 #[test]
