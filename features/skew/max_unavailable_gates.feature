@@ -10,7 +10,10 @@ Feature: maxUnavailable when a component has the gate off
   already stored)." With its gate off the controller runs the rolling update
   of before KEP-961, where, upstream-statefulset-facts, "Reconcile order (one
   sync)": "an unavailable pod makes it wait", a pod being available once it
-  has been ready for minReadySeconds.
+  has been ready for minReadySeconds. That walk goes "from the highest
+  ordinal down to the partition", so a pod below the partition is never on
+  it: unready, it holds nothing back, where KEP-961's budget counts
+  "unavailable pods over all of [0, replicas)".
 
   Where sources disagree: KEP-961's production readiness answer on failed
   rollouts says instead that "Attempts to use maxUnavailable in StatefulSet
@@ -40,6 +43,8 @@ Feature: maxUnavailable when a component has the gate off
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "If the object with this field already exists, we maintain is as it is, but the controller will just ignore this field."
   # cite: upstream-statefulset-facts | Validation (apiserver) | "With the gate off on the apiserver, a new maxUnavailable is silently dropped (kept if already stored)."
   # cite: upstream-statefulset-facts | Reconcile order (one sync) | "an unavailable pod makes it wait"
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "from the highest ordinal down to the partition"
+  # cite: upstream-statefulset-facts | Reconcile order (one sync) | "unavailable pods over all of [0, replicas)"
   # cite: kep-961 | How can a rollout or rollback fail? Can it impact already running workloads? | "Attempts to use maxUnavailable in StatefulSet specifications will be rejected by the API server."
   # cite: kep-961 | Upgrade / Downgrade Strategy > Downgrade | "the field gets ignored by apiserver, and controller behaves as if the field is not set"
   # cite: kep-961 | What happens if we reenable the feature if it was previously rolled back? | "So if it is set it continues to exist and is enforced."
@@ -64,6 +69,25 @@ Feature: maxUnavailable when a component has the gate off
     Then within 90 seconds all 3 pods of "web" run the update revision and are ready
     And the pods of "web" were replaced one at a time, highest ordinal first
     And at no moment were more than 1 pod of "web" unavailable
+
+  # covers: M30
+  Scenario: controller gate off: an unready pod below the partition holds back no replacement above it
+    # rejects: a controller whose gate-off rolling update is KEP-961's budget path with a budget of 1: it counts web-0, unready below the partition, against that budget and replaces nothing
+    Given the controller runs with feature gate "MaxUnavailableStatefulSet" off
+    And a StatefulSet "web" with 3 replicas, pod management policy "Parallel", partition "1" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 30 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-0" is made not ready
+    Then within 30 seconds pod "web-0" of "web" is not ready and the controller has seen it
+    When the checks that follow look only at what happens from here on
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds pod "web-2" is terminating
+    When pods web-2, web-1 are made ready in turn as they appear at the update revision
+    Then within 30 seconds pod "web-1" of "web" runs the update revision and is ready
+    And pod "web-2" of "web" runs the update revision
+    And pod "web-0" of "web" runs the current revision
+    And pods were deleted in the order web-2, web-1
+    And at no moment were more than 2 pods of "web" unavailable
 
   # covers: M29 M35 M44
   Scenario: apiserver gate off: a new maxUnavailable is dropped

@@ -631,7 +631,17 @@ pub async fn pod_terminating(
 ) -> anyhow::Result<()> {
     let pod = pod.to_string();
     let baseline = sc.baseline_mark();
-    wait(sc, timeout, clauses::recreate_deletes_all(), move |t| {
+    // Whose promise a missing deletion breaks depends on the set: a
+    // Recreate's Phase 1; otherwise what the scenario's narrative expects.
+    let recreate = crate::history::views::split_ordinal(&pod)
+        .and_then(|(set, _)| sc.sets.get(set))
+        .is_some_and(|s| s.strategy.as_deref() == Some("Recreate"));
+    let clause = if recreate {
+        clauses::recreate_deletes_all()
+    } else {
+        clauses::scenario_narrative()
+    };
+    wait(sc, timeout, clause, move |t| {
         let from = baseline.resolve(t);
         let deleted = t.of_object(Kind::Pod, &pod).any(|e| {
             e.seq >= from

@@ -142,6 +142,10 @@ pub enum Defect {
     /// With MaxUnavailableStatefulSet off, the one-at-a-time rolling update
     /// waits for Running and Ready only, not for minReadySeconds.
     LegacyLoopReadyOnly,
+    /// With MaxUnavailableStatefulSet off, runs KEP-961's budget path with
+    /// a budget of 1 instead of the rolling update of before KEP-961: it
+    /// counts unavailable pods below the partition too.
+    GateOffBudgetOfOne,
     /// Adoption by the selector alone, without upstream's name rule
     /// (`isMemberOf`).
     AdoptBySelector,
@@ -223,7 +227,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 64] = [
+    pub const ALL: [(&'static str, Defect); 65] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -284,6 +288,7 @@ impl Defect {
             Defect::GateOffKeepsEnforcedPartition,
         ),
         ("legacy-loop-ready-only", Defect::LegacyLoopReadyOnly),
+        ("gate-off-budget-of-one", Defect::GateOffBudgetOfOne),
         ("adopt-by-selector", Defect::AdoptBySelector),
         ("late-recreate-in-progress", Defect::LateRecreateInProgress),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
@@ -435,6 +440,21 @@ pub fn distort_input(
                 .is_none_or(|t| t == "RollingUpdate");
             if rolling && !gates.max_unavailable_statefulset {
                 set.spec.min_ready_seconds = None;
+            }
+        }
+        Defect::GateOffBudgetOfOne => {
+            let rolling = spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.type_.as_deref())
+                .is_none_or(|t| t == "RollingUpdate");
+            if rolling && !gates.max_unavailable_statefulset {
+                gates.max_unavailable_statefulset = true;
+                let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+                strategy
+                    .rolling_update
+                    .get_or_insert_with(Default::default)
+                    .max_unavailable = Some(IntOrString::Int(1));
             }
         }
         Defect::PercentOfStaged => {
