@@ -27,25 +27,66 @@ use kepspec::controller::defects::{Defect, VARIABLE};
 type SpecResult = (Option<i32>, Vec<String>);
 
 /// The record of which scenario caught each defect, relative to the
-/// package root: `defect features/x.feature:LINE` per line, `#` comments.
+/// package root: `defect features/x.feature:LINE [SECONDS]` per line, `#`
+/// comments. SECONDS is how long that catch took when it was recorded.
 const CATCHES: &str = "steps/catches.txt";
 
-/// The recorded catching scenarios, by defect.
-fn read_catches() -> std::collections::HashMap<String, Vec<String>> {
+/// The recorded catches: by defect, the catching scenarios and the longest
+/// time one took.
+#[derive(Default)]
+struct Record {
+    scenarios: std::collections::HashMap<String, Vec<String>>,
+    seconds: std::collections::HashMap<String, f64>,
+}
+
+/// Reads [`CATCHES`].
+fn read_catches() -> Record {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CATCHES);
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut out: std::collections::HashMap<String, Vec<String>> = Default::default();
+    let mut out = Record::default();
     for line in text.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if let Some((defect, location)) = line.split_once(' ') {
-            out.entry(defect.to_string())
-                .or_default()
-                .push(location.trim().to_string());
+        let mut words = line.split_whitespace();
+        let (Some(defect), Some(location)) = (words.next(), words.next()) else {
+            continue;
+        };
+        out.scenarios
+            .entry(defect.to_string())
+            .or_default()
+            .push(location.to_string());
+        if let Some(secs) = words.next().and_then(|w| w.parse::<f64>().ok()) {
+            let longest = out.seconds.entry(defect.to_string()).or_default();
+            *longest = longest.max(secs);
         }
     }
     out
+}
+
+/// The order defects run in: the longest recorded catches first, unknown
+/// ones before all (they may need the whole spec), so that the runs side
+/// by side end together rather than with one long catch left alone.
+fn longest_first(record: &Record) -> Vec<usize> {
+    let secs = |i: usize| {
+        Defect::ALL
+            .get(i)
+            .and_then(|(n, _)| record.seconds.get(*n).copied())
+            .unwrap_or(f64::INFINITY)
+    };
+    let mut order: Vec<usize> = (0..Defect::ALL.len()).collect();
+    order.sort_by(|a, b| secs(*b).total_cmp(&secs(*a)));
+    order
+}
+
+/// How long a failed scenario took: the `(12.3s)` its line ends with.
+fn seconds_of(failure: &str) -> Option<f64> {
+    headline(failure)
+        .rsplit_once('(')?
+        .1
+        .strip_suffix("s)")?
+        .parse()
+        .ok()
 }
 
 /// The `file:line` a failed scenario's line starts with.
@@ -114,8 +155,10 @@ fn headline(failure: &str) -> &str {
     failure.lines().next().unwrap_or_default()
 }
 
-/// How many defect runs go at once.
-const DEFECTS_AT_ONCE: usize = 3;
+/// How many defect runs go at once: a defect's catch mostly waits for the
+/// timeout of the check it fails, so more go side by side than there are
+/// cores.
+const DEFECTS_AT_ONCE: usize = 8;
 
 /// How a defect was caught.
 #[derive(Clone, Copy, PartialEq)]
@@ -142,25 +185,27 @@ fn run_defect(name: &str, count: bool, catches: &[String]) -> (SpecResult, Caugh
     )
 }
 
-/// Runs every defect, `at_once` at a time; results in the order of
-/// [`Defect::ALL`].
+/// Runs every defect, `at_once` at a time, the longest recorded catches
+/// first; results in the order of [`Defect::ALL`].
 fn run_defects(at_once: usize, count: bool) -> Vec<(&'static str, SpecResult, Caught)> {
     let catches = read_catches();
+    let order = longest_first(&catches);
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..at_once.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((name, _)) = Defect::ALL.get(i) else {
-                    break;
-                };
-                let recorded = catches.get(*name).cloned().unwrap_or_default();
-                let (r, how) = run_defect(name, count, &recorded);
-                if let Ok(mut all) = results.lock() {
-                    all.push((i, *name, r, how));
+            s.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let Some((name, _)) = Defect::ALL.get(i) else {
+                        break;
+                    };
+                    let recorded = catches.scenarios.get(*name).cloned().unwrap_or_default();
+                    let (r, how) = run_defect(name, count, &recorded);
+                    if let Ok(mut all) = results.lock() {
+                        all.push((i, *name, r, how));
+                    }
                 }
             });
         }
@@ -175,11 +220,15 @@ fn write_catches(results: &[(&str, SpecResult, Caught)]) -> std::io::Result<()> 
     let mut text = String::from(
         "# Which scenario caught each deliberate defect, so the discrimination test\n\
          # runs it first (steps/discrimination.rs). Rewritten by\n\
-         # `cargo test --features defects --test discrimination -- --write-catches`.\n",
+         # `cargo test --features defects --test discrimination -- --write-catches`.\n\
+         # Each line: the defect, the scenario, and how many seconds the catch took.\n",
     );
     for (name, (_, failures), _) in results {
         if let Some(f) = failures.first() {
-            text.push_str(&format!("{name} {}\n", location(f)));
+            match seconds_of(f) {
+                Some(secs) => text.push_str(&format!("{name} {} {secs:.1}\n", location(f))),
+                None => text.push_str(&format!("{name} {}\n", location(f))),
+            }
         }
     }
     std::fs::write(

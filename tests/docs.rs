@@ -158,7 +158,10 @@ fn the_defect_table_names_the_recorded_catches() {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some((words.next()?, words.next()?))
+        })
         .collect();
     let doc = std::fs::read_to_string(repo().join("docs/src/discrimination.md")).expect("doc");
     let mut stale = Vec::new();
