@@ -1,4 +1,4 @@
-//! `cargo test --features defects --test discrimination`: proves the spec
+//! `cargo test --test discrimination`: proves the spec
 //! can fail. For every deliberate controller defect, the whole spec runs
 //! against the defective controller and at least one scenario must fail;
 //! against the correct controller every scenario must pass. A defect of the
@@ -220,7 +220,7 @@ fn write_catches(results: &[(&str, SpecResult, Caught)]) -> std::io::Result<()> 
     let mut text = String::from(
         "# Which scenario caught each deliberate defect, so the discrimination test\n\
          # runs it first (steps/discrimination.rs). Rewritten by\n\
-         # `cargo test --features defects --test discrimination -- --write-catches`.\n\
+         # `cargo test --test discrimination -- --write-catches`.\n\
          # Each line: the defect, the scenario, and how many seconds the catch took.\n",
     );
     for (name, (_, failures), _) in results {

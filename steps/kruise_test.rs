@@ -1,26 +1,20 @@
 //! `cargo test --test kruise`: what the OpenKruise profile claims, on the
 //! embedded cluster with the bundled controller standing in for
-//! Advanced StatefulSet (`apps.kruise.io/v1beta1`), exactly as
-//! `kepspec run --target clusters/targets/openkruise-advanced-statefulset.yaml`
-//! runs it; at least one `@kruise` scenario must run.
-
-#[path = "mod.rs"]
-mod steps;
-
-#[path = "entry.rs"]
-mod entry;
+//! Advanced StatefulSet (`apps.kruise.io/v1beta1`):
+//! `kepspec run --target clusters/targets/openkruise-advanced-statefulset.yaml`,
+//! the binary this package builds; at least one `@kruise` scenario must run.
 
 use std::process::ExitCode;
 
+#[path = "run_binary.rs"]
+mod run_binary;
+
 fn main() -> ExitCode {
-    entry::run(
-        [
-            "run",
-            "--target",
-            "clusters/targets/openkruise-advanced-statefulset.yaml",
-            "--require",
-            "@kruise",
-        ]
-        .map(String::from),
-    )
+    run_binary::kepspec([
+        "run",
+        "--target",
+        "clusters/targets/openkruise-advanced-statefulset.yaml",
+        "--require",
+        "@kruise",
+    ])
 }

@@ -459,17 +459,24 @@ pub fn target_identity(args: &RunArgs, profile: &Profile) -> (String, Vec<(Strin
     let name = profile.name().to_string();
     let what = profile.spec_description();
     let stand_in = embedded && !matches!(args.target, TargetChoice::Bundled);
+    // A deliberate defect switched on is said first: such a run is of a
+    // controller made wrong on purpose.
+    let defect = embedded
+        .then(crate::controller::active_defect)
+        .flatten()
+        .map(|d| format!("DELIBERATELY DEFECTIVE controller ({d}, from KEPSPEC_DEFECT): "))
+        .unwrap_or_default();
     let label = if !embedded {
         format!("{name} ({what}) on {cluster}")
     } else if !stand_in {
-        format!("{name} (kepspec's own controller) on {cluster}")
+        format!("{defect}{name} (kepspec's own controller) on {cluster}")
     } else {
         let behaving = profile
             .behave_as()
             .map(|b| format!(" behaving as {b}"))
             .unwrap_or_default();
         format!(
-            "{name}: STAND-IN, kepspec's controller{behaving} played {what}, on {cluster}; \
+            "{defect}{name}: STAND-IN, kepspec's controller{behaving} played {what}, on {cluster}; \
              not a run of that implementation"
         )
     };
@@ -486,6 +493,9 @@ pub fn target_identity(args: &RunArgs, profile: &Profile) -> (String, Vec<(Strin
                 None => "kepspec's controller".to_string(),
             },
         ));
+    }
+    if let Some(d) = embedded.then(crate::controller::active_defect).flatten() {
+        properties.push(("kepspec.defect".to_string(), d.to_string()));
     }
     (label, properties)
 }

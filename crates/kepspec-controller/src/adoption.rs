@@ -136,12 +136,12 @@ pub async fn claim(
         selector,
         deleting: set.metadata.deletion_timestamp.is_some(),
     };
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     let by_selector =
         super::defects::Defect::active() == Some(super::defects::Defect::AdoptBySelector);
-    #[cfg(not(feature = "defects"))]
+    #[cfg(not(kepspec_defects))]
     let by_selector = false;
-    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
     let mut pod_claims: Vec<Claim> = view
         .pods
         .iter()
@@ -153,13 +153,13 @@ pub async fn claim(
             )
         })
         .collect();
-    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
     let mut revision_claims: Vec<Claim> = view
         .revisions
         .iter()
         .map(|r| decide(&claimant, &r.metadata, true))
         .collect();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if super::defects::Defect::active() == Some(super::defects::Defect::NoAdoption) {
         let own = |c: &mut Claim| {
             *c = match *c {

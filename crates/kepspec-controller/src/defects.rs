@@ -337,6 +337,15 @@ impl Defect {
     pub fn active() -> Option<Defect> {
         std::env::var(VARIABLE).ok().and_then(|v| v.parse().ok())
     }
+
+    /// The defect's name, as `KEPSPEC_DEFECT` spells it.
+    pub fn name(self) -> &'static str {
+        Defect::ALL
+            .iter()
+            .find(|(_, d)| *d == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("unknown")
+    }
 }
 
 impl FromStr for Defect {

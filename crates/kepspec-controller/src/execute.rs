@@ -130,11 +130,11 @@ async fn perform_into(
     // was written, so a failed or lost status write never makes it twice.
     let is_deferred =
         |a: &Action| matches!(a, Action::Event(e) if e.reason == super::plan::RECREATE_STARTED);
-    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
     let mut deferred: Vec<&Action> = plan.actions.iter().filter(|a| is_deferred(a)).collect();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     let defect = super::defects::Defect::active();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::EventBeforeStatus) {
         for action in std::mem::take(&mut deferred) {
             perform_one(target, action, outcome).await?;
@@ -162,7 +162,7 @@ async fn perform_into(
             break;
         }
     }
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::NoStatusOnFailure) {
         if let Some(e) = failed {
             return Err(e);

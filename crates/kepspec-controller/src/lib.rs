@@ -9,7 +9,7 @@
 pub mod adoption;
 pub mod behave;
 pub mod command;
-#[cfg(feature = "defects")]
+#[cfg(kepspec_defects)]
 pub mod defects;
 pub mod events;
 pub mod execute;
@@ -30,3 +30,16 @@ pub mod view;
 
 pub use plan::{ControllerGates, Observed, Plan, ENFORCED_GATE, KRUISE_GROUP};
 pub use run::{run, ControllerOptions};
+
+/// The deliberate defect `KEPSPEC_DEFECT` switches on, by name: only in a
+/// build that has them (debug builds, or the `defects` feature).
+pub fn active_defect() -> Option<&'static str> {
+    #[cfg(kepspec_defects)]
+    {
+        defects::Defect::active().map(defects::Defect::name)
+    }
+    #[cfg(not(kepspec_defects))]
+    {
+        None
+    }
+}

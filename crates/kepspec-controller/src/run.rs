@@ -121,7 +121,7 @@ type Queue = std::pin::Pin<
 /// older than the one it already acted on.
 fn watcher_config() -> watcher::Config {
     let config = watcher::Config::default();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if super::defects::Defect::active() == Some(super::defects::Defect::RelistFromCache) {
         // Unpaged: kube-rs sends resourceVersion=0 only without a limit.
         let mut any = config.any_semantic();
@@ -432,11 +432,11 @@ async fn sync_fresh(
 
     let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
     ctx.opts.fields.from_target(&mut raw);
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if let Some(d) = super::defects::Defect::active() {
         super::defects::distort_raw(d, &mut raw);
     }
-    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
     let mut typed: StatefulSet = serde_json::from_value(vendor::as_apps_v1(&raw))
         .map_err(|e| SyncError::Decode(key.clone(), e))?;
     let ns = set.namespace().unwrap_or_default();
@@ -455,11 +455,11 @@ async fn sync_fresh(
         uid: uid.clone(),
         resource_version: set.resource_version(),
     };
-    #[cfg_attr(not(feature = "defects"), allow(unused_mut))]
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
     let mut gates = ctx.opts.gates.clone();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     let defect = super::defects::Defect::active();
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if let Some(d) = defect {
         super::defects::distort_input(d, &mut typed, &mut pods, &mut gates);
     }
@@ -477,11 +477,11 @@ async fn sync_fresh(
     for c in claims.iter_mut() {
         vendor::retarget(&mut c.metadata, &uid, kind, vendor::APPS_V1);
     }
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::ClaimOwnerTakeover) {
         super::defects::forget_foreign_owners(&mut claims, &uid, &pods);
     }
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::IgnoreClaimDeletion) {
         for c in claims.iter_mut() {
             c.metadata.deletion_timestamp = None;
@@ -573,7 +573,7 @@ async fn sync_fresh(
         regarding,
         label_selector,
     };
-    #[cfg(feature = "defects")]
+    #[cfg(kepspec_defects)]
     if let Some(d) = defect {
         let planned = plan.actions.clone();
         super::defects::distort_plan(d, &mut plan, &pods, &typed);
