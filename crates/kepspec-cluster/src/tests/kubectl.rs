@@ -505,6 +505,61 @@ async fn kubectl_applies_the_controller_manifest_and_auth_can_i_answers_with(
 /// first owns is refused with the conflicting manager and field, goes
 /// through with `--force-conflicts`, and a manager's fields it stops
 /// applying are removed unless another manager owns them.
+/// An invalid custom resource applied with kubectl is refused with the
+/// schema's field errors (kube-apiserver's 422, apiextensions-apiserver's
+/// words), and a valid one is created with its default filled in.
+#[tokio::test]
+async fn kubectl_apply_of_an_invalid_custom_resource_is_refused() {
+    for bin in kubectl_paths() {
+        let c = cluster().await;
+        let k = Kubectl::new(&c, bin);
+        kubectl_apply_of_an_invalid_custom_resource_is_refused_with(&k).await;
+        c.shutdown().await;
+    }
+}
+
+async fn kubectl_apply_of_an_invalid_custom_resource_is_refused_with(k: &Kubectl) {
+    let crd = k.file(
+        "crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+         metadata: {name: gadgets.example.com}\n\
+         spec:\n  group: example.com\n  scope: Namespaced\n\
+         \x20 names: {plural: gadgets, singular: gadget, kind: Gadget}\n\
+         \x20 versions:\n  - name: v1\n    served: true\n    storage: true\n\
+         \x20   schema:\n      openAPIV3Schema:\n        type: object\n\
+         \x20       properties:\n          spec:\n            type: object\n\
+         \x20           required: [size]\n            properties:\n\
+         \x20             size: {type: integer, minimum: 1, maximum: 10}\n\
+         \x20             mode: {type: string, enum: [fast, safe], default: safe}\n",
+    );
+    k.run(&["apply", "-f", &crd]).await;
+    k.run(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gadgets.example.com",
+        "--timeout=20s",
+    ])
+    .await;
+    let gadget = |spec: &str| {
+        format!("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {{name: g}}\nspec: {spec}\n")
+    };
+    let bad = k.file("bad.yaml", &gadget("{size: 0, mode: slow}"));
+    let err = k.fail(&["apply", "-f", &bad]).await;
+    for part in [
+        "is invalid",
+        "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1",
+        "spec.mode: Unsupported value: \"slow\": supported values: \"fast\", \"safe\"",
+    ] {
+        assert!(err.contains(part), "{part:?} not in {err}");
+    }
+    let good = k.file("good.yaml", &gadget("{size: 3}"));
+    k.run(&["apply", "-f", &good]).await;
+    let mode = k
+        .run(&["get", "gadget", "g", "-o", "jsonpath={.spec.mode}"])
+        .await;
+    assert_eq!(mode, "safe");
+}
+
 #[tokio::test]
 async fn kubectl_server_side_apply_reports_conflicts_and_forces_them() {
     for bin in kubectl_paths() {
