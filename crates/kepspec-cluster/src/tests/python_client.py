@@ -2,8 +2,10 @@
 used as its users write it: creates and replaces (sent without a
 Content-Type), a strategic merge patch, a watch, a foreground delete, and a
 StatefulSet created and replaced through AppsV1Api, a paginated list with a
-create between its pages and an Exact list. Prints "ok" on success.
-Run by src/sim/tests/python.rs with the kubeconfig path as argument."""
+create between its pages and an Exact list, and both answered 410 Expired
+once the cluster's window of 50 changes no longer reaches back to them.
+Prints "ok" on success. Run by crates/kepspec-cluster/src/tests/python.rs
+with the kubeconfig path as argument."""
 import sys, threading
 from kubernetes import client, config, watch
 config.load_kube_config(config_file=sys.argv[1])
@@ -56,4 +58,20 @@ assert rest.metadata.resource_version == first.metadata.resource_version, (rest.
 exact = v1.list_namespaced_config_map(ns, resource_version=first.metadata.resource_version, resource_version_match="Exact")
 assert [c.metadata.name for c in exact.items] == names, ([c.metadata.name for c in exact.items], names)
 assert "p9" in [c.metadata.name for c in v1.list_namespaced_config_map(ns).items]
+# Past the window (etcd compacted, for kube-apiserver), the continue token
+# and the Exact list are 410 Expired.
+for i in range(60):
+    v1.patch_namespaced_config_map("p0", ns, {"data": {"n": str(i)}})
+too_old = {
+    "exact": lambda: v1.list_namespaced_config_map(ns, resource_version=first.metadata.resource_version, resource_version_match="Exact"),
+    "continue": lambda: v1.list_namespaced_config_map(ns, limit=100, _continue=first.metadata._continue),
+}
+for what, call in too_old.items():
+    try:
+        call()
+    except client.exceptions.ApiException as e:
+        assert e.status == 410, (what, e.status, e.body)
+        assert '"reason":"Expired"' in e.body.replace(" ", ""), (what, e.body)
+    else:
+        raise AssertionError(f"{what}: a list past the window was answered")
 print("ok")
