@@ -225,10 +225,10 @@ fn write_catches(results: &[(&str, SpecResult, Caught)]) -> std::io::Result<()> 
     );
     for (name, (_, failures), _) in results {
         if let Some(f) = failures.first() {
-            match seconds_of(f) {
-                Some(secs) => text.push_str(&format!("{name} {} {secs:.1}\n", location(f))),
-                None => text.push_str(&format!("{name} {}\n", location(f))),
-            }
+            let secs = seconds_of(f)
+                .map(|s| format!(" {s:.1}"))
+                .unwrap_or_default();
+            text.push_str(&format!("{name} {}{secs}\n", location(f)));
         }
     }
     std::fs::write(

@@ -790,13 +790,7 @@ impl Scenario {
     /// where every kind's watch had delivered everything, so a check never
     /// reads a status its pods' watch has not caught up with.
     pub async fn timeline(&self) -> anyhow::Result<crate::history::Timeline> {
-        let cut = match self.recorder.catch_up(Duration::from_secs(15)).await {
-            Ok(cut) => cut,
-            Err(gap) => {
-                tracing::warn!(%gap, "the history may miss the latest changes");
-                None
-            }
-        };
+        let cut = self.recorder.settle().await;
         let written = self.written.clone();
         let mut t = self
             .recorder

@@ -322,22 +322,18 @@ impl Recorder {
     pub async fn catch_up(&self, timeout: Duration) -> Result<Option<u64>, String> {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut now = std::collections::BTreeMap::new();
-        let mut cut: Option<Option<u64>> = None;
+        let mut listed_at = Vec::with_capacity(self.apis.len());
         for (kind, api) in &self.apis {
             let list = tokio::time::timeout_at(deadline, api.list_metadata(&Default::default()))
                 .await
                 .map_err(|_| format!("listing {} took over {timeout:?}", kind.word()))?
                 .map_err(|e| format!("listing {}: {e}", kind.word()))?;
-            let listed_at = list
-                .metadata
-                .resource_version
-                .as_deref()
-                .and_then(|v| v.parse::<u64>().ok());
-            // The first list's, unless some list has none.
-            cut = Some(match cut {
-                None => listed_at,
-                Some(c) => c.zip(listed_at).map(|(c, l)| c.min(l)),
-            });
+            listed_at.push(
+                list.metadata
+                    .resource_version
+                    .as_deref()
+                    .and_then(|v| v.parse::<u64>().ok()),
+            );
             for item in list.items {
                 let rv = item.metadata.resource_version.and_then(|v| v.parse().ok());
                 if let (Some(rv), Some(name)) = (rv, item.metadata.name) {
@@ -345,15 +341,33 @@ impl Recorder {
                 }
             }
         }
+        // The earliest list's resourceVersion, unless some list named none.
+        let cut = listed_at
+            .into_iter()
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|rvs| rvs.into_iter().min());
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         self.wait_for(left, |t| t.missing(&now).is_none().then_some(()))
             .await
-            .map(|()| cut.flatten())
+            .map(|()| cut)
             .map_err(|e| {
                 e.timeline
                     .missing(&now)
                     .unwrap_or_else(|| "the recorder stopped".to_string())
             })
+    }
+
+    /// [`Recorder::catch_up`] as the harness uses it, within 15 s: the cut,
+    /// or None when it could not be had (a gap is logged: the history may
+    /// then miss the latest changes).
+    pub async fn settle(&self) -> Option<u64> {
+        match self.catch_up(Duration::from_secs(15)).await {
+            Ok(cut) => cut,
+            Err(gap) => {
+                tracing::warn!(%gap, "the history may miss the latest changes");
+                None
+            }
+        }
     }
 
     /// Stops every watch and returns the timeline.

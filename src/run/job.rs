@@ -461,9 +461,8 @@ pub fn target_identity(args: &RunArgs, profile: &Profile) -> (String, Vec<(Strin
     let stand_in = embedded && !matches!(args.target, TargetChoice::Bundled);
     // A deliberate defect switched on is said first: such a run is of a
     // controller made wrong on purpose.
-    let defect = embedded
-        .then(crate::controller::active_defect)
-        .flatten()
+    let active_defect = embedded.then(crate::controller::active_defect).flatten();
+    let defect = active_defect
         .map(|d| format!("DELIBERATELY DEFECTIVE controller ({d}, from KEPSPEC_DEFECT): "))
         .unwrap_or_default();
     let label = if !embedded {
@@ -494,7 +493,7 @@ pub fn target_identity(args: &RunArgs, profile: &Profile) -> (String, Vec<(Strin
             },
         ));
     }
-    if let Some(d) = embedded.then(crate::controller::active_defect).flatten() {
+    if let Some(d) = active_defect {
         properties.push(("kepspec.defect".to_string(), d.to_string()));
     }
     (label, properties)

@@ -343,13 +343,7 @@ pub async fn run_once<W: ScenarioWorld>(
                     // up with the objects as they are, and the history ends
                     // where all of them had, so no status is judged against
                     // pods its watch has not delivered yet.
-                    let cut = match recorder.catch_up(std::time::Duration::from_secs(15)).await {
-                        Ok(cut) => cut,
-                        Err(gap) => {
-                            tracing::warn!(%gap, "the history may miss the latest changes");
-                            None
-                        }
-                    };
+                    let cut = recorder.settle().await;
                     let mut timeline = recorder.stop().await;
                     if let Some(rv) = cut {
                         timeline.cut_after_rv(rv);

@@ -385,6 +385,15 @@ fn remove_action(plan: &mut Plan, i: usize) {
     plan.batches.retain(|b| !b.lanes.is_empty());
 }
 
+/// A RollingUpdate set (the default strategy when none is named).
+fn is_rolling(set: &StatefulSet) -> bool {
+    set.spec
+        .update_strategy
+        .as_ref()
+        .and_then(|u| u.type_.as_deref())
+        .is_none_or(|t| t == "RollingUpdate")
+}
+
 fn is_recreate(set: &StatefulSet) -> bool {
     set.spec
         .update_strategy
@@ -407,6 +416,7 @@ pub fn distort_input(
         .unwrap_or_default();
     let end = pods::start_ordinal(set) + pods::spec_replicas(set);
     let recreate = is_recreate(set);
+    let rolling = is_rolling(set);
     let spec = &mut set.spec;
     match defect {
         Defect::CreateBeforeGone => {
@@ -441,22 +451,11 @@ pub fn distort_input(
             }
         }
         Defect::LegacyLoopReadyOnly => {
-            let rolling = set
-                .spec
-                .update_strategy
-                .as_ref()
-                .and_then(|u| u.type_.as_deref())
-                .is_none_or(|t| t == "RollingUpdate");
             if rolling && !gates.max_unavailable_statefulset {
-                set.spec.min_ready_seconds = None;
+                spec.min_ready_seconds = None;
             }
         }
         Defect::GateOffBudgetOfOne => {
-            let rolling = spec
-                .update_strategy
-                .as_ref()
-                .and_then(|u| u.type_.as_deref())
-                .is_none_or(|t| t == "RollingUpdate");
             if rolling && !gates.max_unavailable_statefulset {
                 gates.max_unavailable_statefulset = true;
                 let strategy = spec.update_strategy.get_or_insert_with(Default::default);
