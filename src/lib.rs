@@ -13,8 +13,10 @@
 //! - [`report`]: JUnit, JSON and HTML reports;
 //! - [`profiles`]: the implementation under test as a target profile;
 //! - [`explore`]: every crash point of a scenario;
-//! - [`bench`]: the benchmarks and their report;
+//! - [`bench`](mod@bench): the benchmarks and their report;
 //! - [`yaml`]: reading and writing YAML, the same way everywhere (core).
+
+#![warn(unreachable_pub)]
 
 pub mod bench;
 pub mod bundle;

@@ -28,7 +28,7 @@ type Check<'a> = Box<dyn Fn() -> bool + 'a>;
 
 /// Each checker once (quick) or three times (full) on a timeline of
 /// repeated Recreate rollouts of a 50-pod set.
-pub async fn rules(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn rules(mode: Mode) -> anyhow::Result<Section> {
     let entries = mode.pick(100_000, 100_000);
     let repeats = mode.pick(1, 3);
     let t0 = Instant::now();

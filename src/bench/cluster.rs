@@ -22,7 +22,7 @@ const CLIENTS: usize = 4;
 
 /// Time from `EmbeddedCluster::start` to the first successful `GET /version`
 /// through a kube client, with and without the node simulator.
-pub async fn startup(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn startup(mode: Mode) -> anyhow::Result<Section> {
     let runs = mode.pick(5, 15);
     let mut s = Section::new("startup", "Embedded cluster start-up");
     for (label, run_nodes) in [("default config", true), ("node simulator off", false)] {
@@ -57,7 +57,7 @@ pub async fn startup(mode: Mode) -> anyhow::Result<Section> {
 
 /// Create+delete throughput of ConfigMaps and of Pods, `CLIENTS` concurrent
 /// clients, node simulator off.
-pub async fn crud(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn crud(mode: Mode) -> anyhow::Result<Section> {
     let objects = mode.pick(200, 2_000);
     let cluster = EmbeddedCluster::start(ClusterConfig {
         run_nodes: false,

@@ -77,7 +77,7 @@ impl Machine {
 }
 
 /// A `Key:   123 kB` line of /proc/meminfo or /proc/self/status, in KiB.
-pub fn kib_field(text: &str, key: &str) -> Option<u64> {
+pub(crate) fn kib_field(text: &str, key: &str) -> Option<u64> {
     text.lines()
         .find_map(|l| l.strip_prefix(key))
         .and_then(|rest| rest.split_whitespace().next())

@@ -7,7 +7,7 @@ use super::machine::kib_field;
 
 /// A summary of repeated timings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Number of samples.
     pub n: usize,
     /// Smallest sample.
@@ -22,7 +22,7 @@ pub struct Summary {
 
 impl Summary {
     /// Summarizes `samples` (all zero when there are none).
-    pub fn of(samples: &[Duration]) -> Summary {
+    pub(crate) fn of(samples: &[Duration]) -> Summary {
         let mut sorted = samples.to_vec();
         sorted.sort_unstable();
         Summary {
@@ -35,7 +35,7 @@ impl Summary {
     }
 
     /// `p50 X (min A, max B)`.
-    pub fn median_range(&self) -> String {
+    pub(crate) fn median_range(&self) -> String {
         format!(
             "{} (min {}, max {})",
             duration(self.p50),
@@ -46,7 +46,7 @@ impl Summary {
 }
 
 /// The nearest-rank `p`th percentile of sorted samples (zero if empty).
-pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -56,7 +56,7 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 /// A measured duration in the unit that suits it, with three significant
 /// digits or so: `850 µs`, `12.3 ms`, `512 ms`, `4.21 s`, `26.0 s`.
-pub fn duration(d: Duration) -> String {
+pub(crate) fn duration(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
     if us < 1_000.0 {
         format!("{us:.0} µs")
@@ -72,7 +72,7 @@ pub fn duration(d: Duration) -> String {
 }
 
 /// A round duration such as a goal: `50 ms`, `1 s`, `60 s`.
-pub fn round(d: Duration) -> String {
+pub(crate) fn round(d: Duration) -> String {
     if d.subsec_nanos() == 0 {
         format!("{} s", d.as_secs())
     } else if d.as_nanos().is_multiple_of(1_000_000) {
@@ -83,12 +83,12 @@ pub fn round(d: Duration) -> String {
 }
 
 /// A rate: `1234 objects/s`.
-pub fn rate(count: usize, elapsed: Duration, unit: &str) -> String {
+pub(crate) fn rate(count: usize, elapsed: Duration, unit: &str) -> String {
     format!("{:.0} {unit}/s", per_second(count, elapsed))
 }
 
 /// `count / elapsed` in events per second (0 for a zero duration).
-pub fn per_second(count: usize, elapsed: Duration) -> f64 {
+pub(crate) fn per_second(count: usize, elapsed: Duration) -> f64 {
     let secs = elapsed.as_secs_f64();
     if secs > 0.0 {
         count as f64 / secs
@@ -98,13 +98,13 @@ pub fn per_second(count: usize, elapsed: Duration) -> f64 {
 }
 
 /// KiB as MiB with one decimal.
-pub fn mib(kib: u64) -> String {
+pub(crate) fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
 /// The process's resident memory now (`VmRSS`) and at its peak (`VmHWM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Resident set size, KiB.
     pub rss_kib: u64,
     /// Peak resident set size, KiB.
@@ -112,7 +112,7 @@ pub struct Memory {
 }
 
 /// Reads [`Memory`] from /proc/self/status (`None` where there is no /proc).
-pub fn memory() -> Option<Memory> {
+pub(crate) fn memory() -> Option<Memory> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     Some(Memory {
         rss_kib: kib_field(&status, "VmRSS:")?,

@@ -10,7 +10,7 @@ use super::measure::{memory, mib, rate, Memory};
 use super::report::{Row, Section};
 use super::support::{bare_pod, client_as, create_namespace, in_parallel, share, BENCH_AGENT};
 use super::Mode;
-use crate::sim::store::Gr;
+use crate::sim::Gr;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
 /// Memory goal: 300 MiB for 10,000 pods (pro rata for other counts).
@@ -20,7 +20,7 @@ const GOAL_KIB_PER_10K_PODS: u64 = 300 * 1024;
 const CLIENTS: usize = 4;
 
 /// Resident memory growth with N pods stored (node simulator off).
-pub async fn stored_pods(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn stored_pods(mode: Mode) -> anyhow::Result<Section> {
     let count = mode.pick(1_000, 10_000);
     let mut s = Section::new("memory", "Embedded cluster memory with stored pods");
     let before = memory().ok_or_else(|| anyhow::anyhow!("no /proc/self/status"))?;

@@ -13,20 +13,20 @@
 //! [`BENCHMARKS`], and prints progress to stderr; a benchmark that fails is
 //! reported as an error row and the others still run.
 
-pub mod checkers;
-pub mod cluster;
-pub mod machine;
-pub mod measure;
-pub mod memory;
-pub mod plan;
-pub mod protobuf;
-pub mod recreate;
-pub mod report;
-pub mod scenario;
-pub mod suite;
-pub mod support;
-pub mod watch;
-pub mod writes;
+pub(crate) mod checkers;
+pub(crate) mod cluster;
+pub(crate) mod machine;
+pub(crate) mod measure;
+pub(crate) mod memory;
+pub(crate) mod plan;
+pub(crate) mod protobuf;
+pub(crate) mod recreate;
+pub(crate) mod report;
+pub(crate) mod scenario;
+pub(crate) mod suite;
+pub(crate) mod support;
+pub(crate) mod watch;
+pub(crate) mod writes;
 
 use std::time::Instant;
 

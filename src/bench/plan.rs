@@ -21,7 +21,7 @@ const REPLICAS: i32 = 1_000;
 
 /// Median `plan()` time for a 1,000-replica Recreate set: at rest, and at the
 /// start of a rollout (template changed, every pod to be deleted).
-pub async fn reconcile(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn reconcile(mode: Mode) -> anyhow::Result<Section> {
     let iterations = mode.pick(20, 200);
     let gates = ControllerGates::default();
     let mut s = Section::new("plan", "Controller reconcile decision (plan)");

@@ -14,13 +14,13 @@ use serde_json::Value;
 use super::report::{Row, Section};
 use super::support::{bare_pod, client_as, create_namespace, BENCH_AGENT};
 use super::Mode;
-use crate::sim::store::Gr;
-use crate::sim::{proto, ClusterConfig, EmbeddedCluster};
+use crate::sim::Gr;
+use crate::sim::{protobuf as proto, ClusterConfig, EmbeddedCluster};
 
 const NS: &str = "bench-protobuf";
 
 /// Sizes and times of both encodings.
-pub async fn costs(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn costs(mode: Mode) -> anyhow::Result<Section> {
     let mut s = Section::new("protobuf", "What protobuf costs and saves");
     let cluster = EmbeddedCluster::start(ClusterConfig::default()).await?;
     let client = client_as(&cluster, BENCH_AGENT)?;

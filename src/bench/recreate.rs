@@ -18,7 +18,7 @@ use crate::controller::{self, ControllerOptions};
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
 /// The user agent of the controller's client in this benchmark.
-pub const CONTROLLER_AGENT: &str = "kepspec-bench-controller";
+pub(crate) const CONTROLLER_AGENT: &str = "kepspec-bench-controller";
 
 /// The image the rollout changes to.
 const NEXT_IMAGE: &str = "registry.k8s.io/pause:3.9";
@@ -40,7 +40,7 @@ const LARGE_GOAL: Duration = Duration::from_secs(10);
 
 /// Writes per Recreate rollout of N = 3, 10, 30 pods (N = 3 in quick mode),
 /// and the time of a 1,000-pod Parallel one (100 in quick mode).
-pub async fn writes(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn writes(mode: Mode) -> anyhow::Result<Section> {
     let mut s = Section::new("recreate", "Controller API writes per Recreate rollout");
     for n in mode.pick(vec![3], vec![3, 10, 30]) {
         let r = rollout(n, "OrderedReady").await?;
@@ -183,17 +183,15 @@ impl Phases {
 
 async fn rollout(replicas: i32, policy: &str) -> anyhow::Result<Rollout> {
     eprintln!("bench:   recreate N={replicas} {policy}");
-    let mut nodes = crate::sim::nodes::NodeSimConfig::default();
+    let mut nodes = crate::sim::NodeSimConfig::default();
     // A simulated node holds 110 pods, as a kubelet's default maxPods: a
     // large set gets as many nodes as it needs, and a third more.
     let needed = (replicas as usize).div_ceil(110) * 4 / 3;
     for i in nodes.nodes.len()..needed {
-        nodes
-            .nodes
-            .push(crate::sim::nodes::NodeSpec::kind_worker(&format!(
-                "kind-worker{}",
-                i + 1
-            )));
+        nodes.nodes.push(crate::sim::NodeSpec::kind_worker(&format!(
+            "kind-worker{}",
+            i + 1
+        )));
     }
     let cluster = EmbeddedCluster::start(ClusterConfig {
         // Every request of the rollout stays in the log to be counted.

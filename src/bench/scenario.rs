@@ -41,7 +41,7 @@ impl Steps {
 }
 
 /// Median cost of a trivial scenario, with the bundled controller running.
-pub async fn overhead(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn overhead(mode: Mode) -> anyhow::Result<Section> {
     let runs = mode.pick(5, 20);
     let cluster = EmbeddedCluster::start(ClusterConfig::default()).await?;
     let client = client_as(&cluster, BENCH_AGENT)?;

@@ -21,7 +21,7 @@ const TICKS_PER_SECOND: u64 = 100;
 
 /// One `kepspec run` of the whole spec.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SuiteRun {
+pub(crate) struct SuiteRun {
     /// Wall time.
     pub wall: Duration,
     /// User and system CPU time of the run (and anything it waited for),
@@ -38,7 +38,7 @@ pub struct SuiteRun {
 /// The CPU time (user + system) of this process's children that it has
 /// waited for, from /proc/self/stat (`cutime`, `cstime`); `None` where
 /// there is no /proc.
-pub fn children_cpu() -> Option<Duration> {
+pub(crate) fn children_cpu() -> Option<Duration> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     children_cpu_of(&stat)
 }
@@ -69,7 +69,7 @@ fn scenarios_run(closing: &str) -> Option<u64> {
 }
 
 /// Runs `binary run -q` from the current directory and measures it.
-pub async fn run_suite(binary: &Path) -> anyhow::Result<SuiteRun> {
+pub(crate) async fn run_suite(binary: &Path) -> anyhow::Result<SuiteRun> {
     let before = children_cpu();
     let t0 = Instant::now();
     let child = tokio::process::Command::new(binary)
@@ -152,7 +152,7 @@ fn ratio(new: Duration, old: Duration) -> String {
 /// `rounds` rounds, so a drift of the machine weighs on both alike) and the
 /// section states their ratio. Skipped in quick mode or when there is no
 /// binary or no `features/` directory here.
-pub async fn wall_time(
+pub(crate) async fn wall_time(
     mode: Mode,
     baseline: Option<&Path>,
     rounds: u32,

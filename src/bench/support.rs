@@ -11,14 +11,14 @@ use serde_json::json;
 use crate::sim::EmbeddedCluster;
 
 /// The user agent of the benchmarks' own requests.
-pub const BENCH_AGENT: &str = "kepspec-bench";
+pub(crate) const BENCH_AGENT: &str = "kepspec-bench";
 
 /// The image of every pod the benchmarks create (in the node simulator's catalog).
-pub const IMAGE: &str = "registry.k8s.io/pause:3.10";
+pub(crate) const IMAGE: &str = "registry.k8s.io/pause:3.10";
 
 /// A client of `cluster` whose requests carry `User-Agent: <agent>`, so the
 /// request log tells them apart from everyone else's.
-pub fn client_as(cluster: &EmbeddedCluster, agent: &str) -> anyhow::Result<Client> {
+pub(crate) fn client_as(cluster: &EmbeddedCluster, agent: &str) -> anyhow::Result<Client> {
     let mut config = cluster.client_config();
     config.headers.push((
         http::header::USER_AGENT,
@@ -28,7 +28,7 @@ pub fn client_as(cluster: &EmbeddedCluster, agent: &str) -> anyhow::Result<Clien
 }
 
 /// Creates namespace `name`.
-pub async fn create_namespace(client: &Client, name: &str) -> anyhow::Result<()> {
+pub(crate) async fn create_namespace(client: &Client, name: &str) -> anyhow::Result<()> {
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))?;
     Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &ns)
@@ -37,7 +37,7 @@ pub async fn create_namespace(client: &Client, name: &str) -> anyhow::Result<()>
 }
 
 /// A pod with one container and nothing else (admission fills the defaults).
-pub fn bare_pod(name: &str) -> anyhow::Result<Pod> {
+pub(crate) fn bare_pod(name: &str) -> anyhow::Result<Pod> {
     Ok(serde_json::from_value(json!({
         "metadata": {"name": name, "labels": {"app": "bench"}},
         "spec": {"containers": [{"name": "app", "image": IMAGE}]}
@@ -45,7 +45,7 @@ pub fn bare_pod(name: &str) -> anyhow::Result<Pod> {
 }
 
 /// A ConfigMap with one small key.
-pub fn small_config_map(name: &str) -> anyhow::Result<ConfigMap> {
+pub(crate) fn small_config_map(name: &str) -> anyhow::Result<ConfigMap> {
     Ok(serde_json::from_value(json!({
         "metadata": {"name": name},
         "data": {"key": "value"}
@@ -54,7 +54,7 @@ pub fn small_config_map(name: &str) -> anyhow::Result<ConfigMap> {
 
 /// Runs `work(worker)` for `worker` in `0..workers` as concurrent tasks and
 /// collects their results in worker order; the first error wins.
-pub async fn in_parallel<T, F, Fut>(workers: usize, work: F) -> anyhow::Result<Vec<T>>
+pub(crate) async fn in_parallel<T, F, Fut>(workers: usize, work: F) -> anyhow::Result<Vec<T>>
 where
     T: Send + 'static,
     F: Fn(usize) -> Fut,
@@ -70,7 +70,7 @@ where
 
 /// The items `worker` handles when `count` items are dealt round-robin to
 /// `workers` workers.
-pub fn share(count: usize, workers: usize, worker: usize) -> impl Iterator<Item = usize> {
+pub(crate) fn share(count: usize, workers: usize, worker: usize) -> impl Iterator<Item = usize> {
     (worker..count).step_by(workers.max(1))
 }
 

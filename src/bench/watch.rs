@@ -29,7 +29,7 @@ const DEADLINE: Duration = Duration::from_secs(120);
 
 /// `WATCHERS` watches on pods, N sequential creates; delivery latency per
 /// (watcher, event) and the time until every watcher has seen every event.
-pub async fn fan_out(mode: Mode) -> anyhow::Result<Section> {
+pub(crate) async fn fan_out(mode: Mode) -> anyhow::Result<Section> {
     let events = mode.pick(100, 1_000);
     let cluster = EmbeddedCluster::start(ClusterConfig {
         run_nodes: false,

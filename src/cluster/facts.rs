@@ -10,7 +10,7 @@ use crate::profiles::{ClusterFacts, FeatureGates, Version};
 
 /// The facts of the cluster `client` talks to; `given` are the gate
 /// settings the user or the provisioning run stated.
-pub async fn read(client: &Client, embedded: bool, given: &FeatureGates) -> ClusterFacts {
+pub(crate) async fn read(client: &Client, embedded: bool, given: &FeatureGates) -> ClusterFacts {
     let (version, version_source) = match client.apiserver_version().await {
         Ok(info) => match Version::of_server(&info) {
             Ok(v) => {

@@ -13,11 +13,11 @@ use std::time::Duration;
 /// The node image a kind run uses when `--node-image` names none: kind
 /// v0.33.0's default (its release notes; kind PR #4248), pinned so that the
 /// kind configuration can be filtered for the release it runs.
-pub const DEFAULT_NODE_IMAGE: &str =
+pub(crate) const DEFAULT_NODE_IMAGE: &str =
     "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5";
 
 /// The Lease the bundled controller's replicas campaign for.
-pub const CONTROLLER_LEASE: &str = "kepspec-statefulset-controller";
+pub(crate) const CONTROLLER_LEASE: &str = "kepspec-statefulset-controller";
 
 /// One command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ fn cmd(program: &str, args: &[&str], purpose: &str) -> Command {
 
 /// What runs on the cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KindTarget {
+pub(crate) enum KindTarget {
     /// The bundled controller (kube-controller-manager's statefulset controller off).
     Bundled,
     /// kube-controller-manager's own controller.
@@ -72,7 +72,7 @@ pub enum KindTarget {
 
 /// How to provision a kind cluster.
 #[derive(Clone, Debug)]
-pub struct KindPlan {
+pub(crate) struct KindPlan {
     /// Cluster name (`kind create cluster --name`).
     pub name: String,
     /// The implementation under test.
@@ -99,7 +99,7 @@ pub struct KindPlan {
 
 impl KindPlan {
     /// A plan with the project's defaults.
-    pub fn new(root: &Path, target: KindTarget, kubeconfig: &Path) -> Self {
+    pub(crate) fn new(root: &Path, target: KindTarget, kubeconfig: &Path) -> Self {
         Self {
             name: "kepspec".into(),
             target,
@@ -115,7 +115,7 @@ impl KindPlan {
     }
 
     /// The kind config for the target.
-    pub fn config(&self) -> PathBuf {
+    pub(crate) fn config(&self) -> PathBuf {
         if let Some(path) = &self.config_override {
             return path.clone();
         }
@@ -131,7 +131,7 @@ impl KindPlan {
     }
 
     /// The commands that bring the cluster and the controller up.
-    pub fn setup(&self) -> Vec<Command> {
+    pub(crate) fn setup(&self) -> Vec<Command> {
         let mut out = Vec::new();
         let config = self.config().display().to_string();
         let kubeconfig = self.kubeconfig.display().to_string();
@@ -250,7 +250,7 @@ impl KindPlan {
     }
 
     /// The node image the cluster is created from.
-    pub fn node_image(&self) -> String {
+    pub(crate) fn node_image(&self) -> String {
         self.node_image
             .clone()
             .unwrap_or_else(|| DEFAULT_NODE_IMAGE.to_string())
@@ -259,7 +259,7 @@ impl KindPlan {
     /// The commands run after the scenarios: the controller's logs (which
     /// replica leads, and every replica's log, each line prefixed with its
     /// pod), then deletion unless the cluster is kept or was reused.
-    pub fn teardown(&self, report_dir: Option<&Path>) -> Vec<Command> {
+    pub(crate) fn teardown(&self, report_dir: Option<&Path>) -> Vec<Command> {
         let mut out = Vec::new();
         if let (KindTarget::Bundled, Some(_)) = (self.target, report_dir) {
             let kubeconfig = self.kubeconfig.display().to_string();
@@ -319,7 +319,7 @@ impl KindPlan {
 /// kube-controller-manager's `controllers` (which replaces kubeadm's
 /// `*,bootstrapsigner,tokencleaner`) without the bootstrap signer and token
 /// cleaner, and has a node that joins with a bootstrap token.
-pub fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> {
+pub(crate) fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> {
     let config: serde_json::Value =
         crate::yaml::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
     let nodes = config["nodes"].as_array().cloned().unwrap_or_default();
@@ -361,7 +361,7 @@ pub fn controllers_problem(config_yaml: &str) -> Result<Option<String>, String> 
 }
 
 /// The tools a plan needs, each with how to install it.
-pub fn required_tools(target: KindTarget) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn required_tools(target: KindTarget) -> Vec<(&'static str, &'static str)> {
     let mut tools = vec![
         (
             "kind",
@@ -382,7 +382,10 @@ pub fn required_tools(target: KindTarget) -> Vec<(&'static str, &'static str)> {
 }
 
 /// The first missing tool, as a one-line error.
-pub fn check_tools(target: KindTarget, on_path: impl Fn(&str) -> bool) -> Result<(), String> {
+pub(crate) fn check_tools(
+    target: KindTarget,
+    on_path: impl Fn(&str) -> bool,
+) -> Result<(), String> {
     for (tool, how) in required_tools(target) {
         if !on_path(tool) {
             return Err(format!("`{tool}` is not installed or not on PATH; {how}"));
@@ -392,7 +395,7 @@ pub fn check_tools(target: KindTarget, on_path: impl Fn(&str) -> bool) -> Result
 }
 
 /// Whether a program is on PATH.
-pub fn on_path(program: &str) -> bool {
+pub(crate) fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
         .unwrap_or(false)
@@ -400,7 +403,7 @@ pub fn on_path(program: &str) -> bool {
 
 /// What a command printed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Output {
+pub(crate) struct Output {
     /// Standard output.
     pub stdout: String,
     /// Standard error.
@@ -410,7 +413,7 @@ pub struct Output {
 /// Runs commands in order, each within its timeout; stops at the first
 /// failure (a non-zero exit, a timeout, an expectation not met), naming the
 /// command and its purpose and quoting the end of what it printed.
-pub fn execute(commands: &[Command]) -> Result<Vec<Output>, String> {
+pub(crate) fn execute(commands: &[Command]) -> Result<Vec<Output>, String> {
     let mut outputs = Vec::new();
     for c in commands {
         eprintln!("+ {c}");

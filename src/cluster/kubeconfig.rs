@@ -8,7 +8,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 /// The configuration for `path` (None: `$KUBECONFIG`, then
 /// `~/.kube/config`, then the in-cluster service account) and `context`
 /// (None: the current context). Errors name the file and the context.
-pub async fn client_config(
+pub(crate) async fn client_config(
     path: Option<&Path>,
     context: Option<&str>,
 ) -> anyhow::Result<kube::Config> {

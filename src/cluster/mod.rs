@@ -2,6 +2,6 @@
 //! the `kind`, `docker` and `kubectl` tools) and what a cluster is, read
 //! from it ([`facts`]).
 
-pub mod facts;
-pub mod kind;
-pub mod kubeconfig;
+pub(crate) mod facts;
+pub(crate) mod kind;
+pub(crate) mod kubeconfig;

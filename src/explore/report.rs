@@ -44,7 +44,7 @@ pub struct Point {
 }
 
 /// `delete pods/web-2`, `update statefulsets/web/status`.
-pub fn describe(r: &RequestRecord) -> String {
+pub(super) fn describe(r: &RequestRecord) -> String {
     let mut s = format!("{} {}", r.verb, r.resource);
     for part in [&r.name, &r.subresource] {
         if !part.is_empty() {
@@ -117,7 +117,7 @@ impl Point {
 }
 
 /// The first run's summary.
-pub fn baseline_line(s: &model::ScenarioResult, writes: usize) -> String {
+pub(super) fn baseline_line(s: &model::ScenarioResult, writes: usize) -> String {
     let status = if s.status == Status::Passed {
         "passed"
     } else {
@@ -130,7 +130,7 @@ pub fn baseline_line(s: &model::ScenarioResult, writes: usize) -> String {
 }
 
 /// The closing summary.
-pub fn summary(points: &[Point], took: Duration) -> String {
+pub(super) fn summary(points: &[Point], took: Duration) -> String {
     let count = |f: fn(&Verdict) -> bool| points.iter().filter(|p| f(&p.verdict)).count();
     format!(
         "{} points: {} passed, {} broke, {} not reached; {:.1}s in all",

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 /// in `live` differs: maps are compared key by key, lists element by
 /// element, anything else whole.
 /// None when nothing differs.
-pub fn changed_fields(manifest: &Value, live: &Value) -> Option<Value> {
+pub(crate) fn changed_fields(manifest: &Value, live: &Value) -> Option<Value> {
     match (manifest, live) {
         (Value::Object(m), Value::Object(l)) => {
             let patch: Map<String, Value> = m

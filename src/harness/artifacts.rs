@@ -10,7 +10,7 @@ use crate::history::Timeline;
 
 /// Writes `statefulsets.yaml`, `pods.yaml`, `persistentvolumeclaims.yaml`,
 /// `controllerrevisions.yaml`, `events.yaml` and `timeline.txt` into `dir`.
-pub fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
+pub(crate) fn write(dir: &Path, t: &Timeline) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let state = state_before(t, t.next_seq());
     let list = |items: Vec<&serde_json::Value>| -> std::io::Result<String> {

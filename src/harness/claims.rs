@@ -298,7 +298,7 @@ async fn until_gone_recorded(sc: &Scenario, kind: Kind, name: &str) {
 /// No pod `pod` was created while its claim `claim` was being deleted (a
 /// deletionTimestamp set, not yet gone): the draft's mitigation of the PVC
 /// deletion race, "StatefulSet controller waits for PVC cleanup before
-/// creating new pods" (upstream refuses with "pvc <name> is being deleted").
+/// creating new pods" (upstream refuses with "pvc `<name>` is being deleted").
 /// Entries are ordered by resourceVersion, as the two kinds arrive on
 /// separate watches.
 pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Result<(), Violation> {

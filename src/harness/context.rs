@@ -17,7 +17,7 @@ use crate::history::{Clause, SetScope};
 
 /// What holds a set's pods still at the start of a quiet window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Held {
+pub(crate) enum Held {
     /// An OpenKruise set with `updateStrategy.rollingUpdate.paused`.
     Paused,
     /// Pods beyond the replicas wait for an OpenKruise preDelete hook.
@@ -46,7 +46,7 @@ pub enum Held {
 
 impl Held {
     /// The sentence a pod created or deleted in the window breaks.
-    pub fn clause(self) -> Clause {
+    pub(crate) fn clause(self) -> Clause {
         match self {
             Held::Paused => clauses::kruise_paused_clause(),
             Held::PreDeleteHook => clauses::kruise_pre_delete_clause(),
@@ -77,7 +77,7 @@ fn update_revision(set: &Value) -> Option<String> {
 }
 
 /// What holds the pods of `set` still in `state`.
-pub fn held(state: &State, set: &str) -> Held {
+pub(crate) fn held(state: &State, set: &str) -> Held {
     let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
         return Held::Unexplained;
     };
@@ -166,7 +166,7 @@ pub fn held(state: &State, set: &str) -> Held {
 /// The sentence a wait on a pod's field checks, by the field: the identity
 /// fields upstream restores, the OpenKruise lifecycle state, or else the
 /// scenario's own expectation.
-pub fn field_clause(pointer: &str) -> Clause {
+pub(crate) fn field_clause(pointer: &str) -> Clause {
     const IDENTITY: [&str; 4] = [
         "/metadata/labels/statefulset.kubernetes.io~1pod-name",
         "/metadata/labels/apps.kubernetes.io~1pod-index",
@@ -184,7 +184,7 @@ pub fn field_clause(pointer: &str) -> Clause {
 
 /// The sentence that says which pods a set runs: an OpenKruise set's
 /// reserved ordinals, else the range `.spec.ordinals.start` begins.
-pub fn range_clause(set: Option<&Value>) -> Clause {
+pub(crate) fn range_clause(set: Option<&Value>) -> Clause {
     let reserves = set.is_some_and(|s| {
         s.get("apiVersion")
             .and_then(Value::as_str)

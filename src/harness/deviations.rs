@@ -6,7 +6,7 @@ use crate::profiles::Profile;
 
 /// A condition state the target declares in place of the spec's.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConditionAlternative {
+pub(crate) struct ConditionAlternative {
     /// How the report names the deviation.
     pub label: String,
     /// Status the target sets.
@@ -18,7 +18,7 @@ pub struct ConditionAlternative {
 }
 
 /// The declared alternatives to the condition the spec expects.
-pub fn condition(
+pub(crate) fn condition(
     profile: &Profile,
     type_: &str,
     status: &str,
@@ -52,7 +52,7 @@ pub fn condition(
 
 /// The declared alternative to an event the spec expects: its label and
 /// the reason the target emits instead (None: none at all).
-pub fn event(profile: &Profile, reason: &str) -> Option<(String, Option<String>)> {
+pub(crate) fn event(profile: &Profile, reason: &str) -> Option<(String, Option<String>)> {
     if let Some((d, target)) = profile.deviations().event(reason) {
         return Some((d.describe(), target.map(str::to_string)));
     }
@@ -69,7 +69,7 @@ pub fn event(profile: &Profile, reason: &str) -> Option<(String, Option<String>)
 }
 
 /// The declared alternative wording of a refusal.
-pub fn refusal(profile: &Profile, text: &str) -> Option<(String, String)> {
+pub(crate) fn refusal(profile: &Profile, text: &str) -> Option<(String, String)> {
     profile
         .deviations()
         .refusal(text)
@@ -77,7 +77,7 @@ pub fn refusal(profile: &Profile, text: &str) -> Option<(String, String)> {
 }
 
 /// "the target declares: ..." or "the target declares no deviation here".
-pub fn declared(labels: &[String]) -> String {
+pub(crate) fn declared(labels: &[String]) -> String {
     if labels.is_empty() {
         "the target declares no deviation here".to_string()
     } else {

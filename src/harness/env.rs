@@ -19,15 +19,15 @@ use tokio_util::sync::CancellationToken;
 use crate::controller::leader::{Election, LeaseTimings};
 use crate::controller::{self, ControllerGates, ControllerOptions};
 use crate::profiles::{standin, Profile};
-use crate::sim::admission::ApiGates;
+use crate::sim::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
 /// The user agent prefix of the bundled controller's requests, by which
 /// fault rules and request counts tell them from the harness's own.
-pub const CONTROLLER_AGENT: &str = "kepspec-controller";
+pub(crate) const CONTROLLER_AGENT: &str = "kepspec-controller";
 
 /// The lease in-process controller replicas campaign for.
-pub const LEASE: (&str, &str) = ("kube-system", "kepspec-statefulset-controller");
+pub(crate) const LEASE: (&str, &str) = ("kube-system", "kepspec-statefulset-controller");
 
 /// How to set up an environment.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ pub struct EnvironmentOptions {
     /// The bundled controller's feature gates.
     pub controller_gates: ControllerGates,
     /// The implementation the bundled controller behaves as.
-    pub implementation: crate::controller::behave::Implementation,
+    pub implementation: crate::controller::Implementation,
     /// Where the embedded cluster writes its kubeconfig.
     pub write_kubeconfig: Option<PathBuf>,
     /// The implementation under test.
@@ -108,7 +108,7 @@ pub struct Environment {
     /// The namespaces of scenarios not yet cleaned up, for an interrupted run.
     live: std::sync::Mutex<std::collections::BTreeSet<String>>,
     /// The metrics every in-process replica records into.
-    metrics: crate::controller::metrics::Metrics,
+    metrics: crate::controller::Metrics,
     /// Whether the controller replicas run in this process (the bundled
     /// controller, or the replicas of an isolated environment).
     in_process: bool,
@@ -124,7 +124,7 @@ impl std::fmt::Debug for Environment {
 
 /// Lease timings short enough for scenarios, in the same proportions as
 /// kube-controller-manager's (15 s / 10 s / 2 s).
-pub fn scenario_lease_timings() -> LeaseTimings {
+pub(crate) fn scenario_lease_timings() -> LeaseTimings {
     LeaseTimings {
         lease_duration: Duration::from_millis(1500),
         renew_deadline: Duration::from_millis(1000),
@@ -263,8 +263,7 @@ impl Environment {
                 timings: scenario_lease_timings(),
             };
             tokio::spawn(async move {
-                if let Err(err) = controller::run::run_elected(client, opts, election, token).await
-                {
+                if let Err(err) = controller::run_elected(client, opts, election, token).await {
                     tracing::error!(%err, "leader election stopped");
                 }
             })

@@ -3,20 +3,20 @@
 //! call these functions. Running features (the cucumber runner, the run
 //! plan, reports, the commands) is the run layer, [`crate::run`].
 
-pub mod apply;
-pub mod artifacts;
+pub(crate) mod apply;
+pub(crate) mod artifacts;
 pub mod checks;
 pub mod claim_refs;
-pub mod claim_writes;
+pub(crate) mod claim_writes;
 pub mod claims;
 pub mod clauses;
 pub mod collections;
 pub mod comparison;
 pub mod conditions;
-pub mod context;
+pub(crate) mod context;
 pub mod created;
-pub mod deviations;
-pub mod env;
+pub(crate) mod deviations;
+pub(crate) mod env;
 pub mod faults;
 pub mod host_ports;
 pub mod kruise;
@@ -24,9 +24,9 @@ pub mod nodes;
 pub mod outage;
 pub mod ownership;
 pub mod requests;
-pub mod scenario;
+pub(crate) mod scenario;
 pub use kepspec_core::scrape;
-pub mod setspec;
+pub(crate) mod setspec;
 pub mod staging;
 pub mod status_writes;
 pub mod storage;

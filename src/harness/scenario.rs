@@ -75,7 +75,7 @@ pub struct Scenario {
     /// Whether the environment is the scenario's own (`@isolated`).
     pub isolated: bool,
     /// The apiserver's gates as the scenario set them (own environment only).
-    pub apiserver_gates: crate::sim::admission::ApiGates,
+    pub apiserver_gates: crate::sim::ApiGates,
     /// Faults the scenario injected, each with the words that asked for it.
     pub faults: Vec<super::faults::Injected>,
     /// The target's declared deviations the scenario's checks accepted.
@@ -101,7 +101,7 @@ fn missing_leaves(sent: &Value, stored: &Value, at: &str, out: &mut Vec<String>)
 }
 
 /// The first of the scenario's own writes the timeline has not seen yet.
-pub fn caught_up(
+pub(crate) fn caught_up(
     t: &crate::history::Timeline,
     written: &BTreeMap<(Kind, String), u64>,
 ) -> Option<String> {
@@ -144,14 +144,14 @@ impl Mark {
 }
 
 /// A namespace name for a scenario: readable, unique, a DNS label.
-pub fn namespace_for(scenario_name: &str) -> String {
+pub(crate) fn namespace_for(scenario_name: &str) -> String {
     let slug = namespace_slug(scenario_name);
     let suffix: u32 = rand::random::<u32>() % 0xfffff;
     format!("kepspec-{slug}-{suffix:05x}")
 }
 
 /// A scenario's name as a short DNS-label-safe slug.
-pub fn namespace_slug(scenario_name: &str) -> String {
+pub(crate) fn namespace_slug(scenario_name: &str) -> String {
     let mut slug: String = scenario_name
         .to_ascii_lowercase()
         .chars()
@@ -623,7 +623,7 @@ impl Scenario {
             match api.get(name).await {
                 Ok(current) => {
                     let doc = serde_json::to_value(&current).unwrap_or(Value::Null);
-                    match crate::sim::patch::apply_strategic_merge_patch(&doc, &patch) {
+                    match crate::sim::apply_strategic_merge_patch(&doc, &patch) {
                         Ok(merged) => match serde_json::from_value::<DynamicObject>(merged) {
                             Ok(obj) => api.replace(name, &PostParams::default(), &obj).await,
                             Err(e) => {

@@ -7,11 +7,11 @@ use std::fmt;
 
 /// The image every scenario's pods run unless a step says otherwise; present
 /// on kind nodes and in the embedded cluster's image catalog.
-pub const DEFAULT_IMAGE: &str = "registry.k8s.io/pause:3.10";
+pub(crate) const DEFAULT_IMAGE: &str = "registry.k8s.io/pause:3.10";
 
 /// The readiness gate through which scenarios make pods ready or not ready,
 /// on the embedded cluster and on kind alike.
-pub const READINESS_GATE: &str = "kepspec.io/ready";
+pub(crate) const READINESS_GATE: &str = "kepspec.io/ready";
 
 /// Everything a scenario can say about a set in its `Given` step.
 #[derive(Clone, Debug, PartialEq)]

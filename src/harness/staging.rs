@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::env::{Environment, ReplicaSpec};
 use super::scenario::Scenario;
 use crate::controller::ControllerGates;
-use crate::sim::admission::ApiGates;
+use crate::sim::ApiGates;
 
 /// The tag that gives a scenario an environment of its own.
 pub const ISOLATED_TAG: &str = "isolated";

@@ -29,11 +29,11 @@ pub async fn default_class(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
         .iter()
         .filter_map(|c| serde_json::to_value(c).ok())
         .collect();
-    let Some(default) = crate::sim::storage_class::default_class(&values) else {
+    let Some(default) = crate::sim::storage::default_class(&values) else {
         anyhow::bail!(
             "the cluster has no default StorageClass (annotation {}: \"true\"); \
              the scenario needs one, as kind installs `standard`",
-            crate::sim::storage_class::IS_DEFAULT
+            crate::sim::storage::IS_DEFAULT
         );
     };
     let t = sc.timeline().await?;

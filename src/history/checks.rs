@@ -1,6 +1,6 @@
 //! Temporal checkers: pure functions over a [`Timeline`].
 //!
-//! The primitives ([`always`], [`never()`], [`eventually_within`]) fold a
+//! The primitives ([`always`], [`never()`]) fold a
 //! per-instant [`State`] over the entries in one pass; the named checkers in
 //! [`super::rules`] are thin predicates on top of them. Each failure is a
 //! [`Violation`] naming the clause of the KEP or documentation the caller
@@ -12,7 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::timeline::{Entry, Timeline};
-use super::views::{scan, state_before, State};
+use super::views::{scan, State};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::ControlFlow;
@@ -135,7 +135,7 @@ impl std::error::Error for Violation {}
 
 /// Checks that `holds` is true of the state after every entry with seq >=
 /// `from_seq`; the first entry after which it is false is the violation.
-pub fn always<'t>(
+pub(crate) fn always<'t>(
     t: &'t Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -152,7 +152,7 @@ pub fn always<'t>(
 
 /// Checks that `bad` never reports a breach for the state after any entry
 /// with seq >= `from_seq`.
-pub fn never<'t>(
+pub(crate) fn never<'t>(
     t: &'t Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -163,7 +163,7 @@ pub fn never<'t>(
 
 /// Checks that `bad` reports no breach for any single entry with seq >=
 /// `from_seq` (no state is built: for properties of entries alone).
-pub fn no_entry<'t>(
+pub(crate) fn no_entry<'t>(
     t: &'t Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -178,65 +178,11 @@ pub fn no_entry<'t>(
     Ok(())
 }
 
-/// Checks that `pred` holds at some instant no later than `within` after
-/// the start: the state before entry `from_seq` counts, then the state after
-/// each later entry. The start time is that of entry `from_seq` (or the end of
-/// the timeline). A violation is placed at the first entry past the deadline,
-/// or at the last entry when the recording ended first.
-pub fn eventually_within<'t>(
-    t: &'t Timeline,
-    clause: &Clause,
-    from_seq: u64,
-    within: Duration,
-    mut pred: impl FnMut(&State<'t>) -> bool,
-) -> Result<(), Violation> {
-    let start_at = t.get(from_seq).map_or(t.end(), |e| e.at);
-    let deadline = start_at + within;
-    let mut state = state_before(t, from_seq);
-    if pred(&state) {
-        return Ok(());
-    }
-    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
-    for e in t.entries().iter().skip(skip) {
-        if e.at > deadline {
-            let msg = format!(
-                "did not hold within {:.3}s of +{:.3}s (still false at +{:.3}s)",
-                within.as_secs_f64(),
-                start_at.as_secs_f64(),
-                e.at.as_secs_f64()
-            );
-            return Err(Violation::at_entry(
-                t,
-                clause,
-                e.seq,
-                Breach::new(msg, vec![]),
-            ));
-        }
-        state.apply(e);
-        if pred(&state) {
-            return Ok(());
-        }
-    }
-    let msg = format!(
-        "did not hold by the end of the recording (+{:.3}s, {:.3}s after +{:.3}s; limit {:.3}s)",
-        t.end().as_secs_f64(),
-        t.end().saturating_sub(start_at).as_secs_f64(),
-        start_at.as_secs_f64(),
-        within.as_secs_f64()
-    );
-    Err(Violation::at_entry(
-        t,
-        clause,
-        t.next_seq().saturating_sub(1),
-        Breach::new(msg, vec![]),
-    ))
-}
-
 /// Checks that the first entry (seq >= `from_seq`) matching `marks(name)`
 /// happens in the order of `names`: no name is marked while an earlier name
 /// is not yet marked, and every name is marked. `what` names the event in
 /// messages (e.g. "deleted").
-pub fn in_order(
+pub(crate) fn in_order(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// Builds a [`Timeline`] step by step.
 #[derive(Debug, Default)]
-pub struct TimelineBuilder {
+pub(crate) struct TimelineBuilder {
     timeline: Timeline,
     rv: u64,
     now: Duration,
@@ -22,7 +22,7 @@ pub struct TimelineBuilder {
 
 impl TimelineBuilder {
     /// An empty builder at time zero.
-    pub fn new() -> TimelineBuilder {
+    pub(crate) fn new() -> TimelineBuilder {
         TimelineBuilder {
             timeline: Timeline::new(),
             ..TimelineBuilder::default()
@@ -30,18 +30,18 @@ impl TimelineBuilder {
     }
 
     /// Moves the clock to `secs` seconds after the start.
-    pub fn at(&mut self, secs: f64) -> &mut Self {
+    pub(crate) fn at(&mut self, secs: f64) -> &mut Self {
         self.now = Duration::from_secs_f64(secs.max(0.0));
         self
     }
 
     /// The timeline built so far.
-    pub fn timeline(&self) -> &Timeline {
+    pub(crate) fn timeline(&self) -> &Timeline {
         &self.timeline
     }
 
     /// The finished timeline.
-    pub fn build(&mut self) -> Timeline {
+    pub(crate) fn build(&mut self) -> Timeline {
         std::mem::take(&mut self.timeline)
     }
 
@@ -78,7 +78,7 @@ impl TimelineBuilder {
     }
 
     /// Creates pod `name` with revision label `revision` (Pending).
-    pub fn create_pod(&mut self, name: &str, revision: &str) -> &mut Self {
+    pub(crate) fn create_pod(&mut self, name: &str, revision: &str) -> &mut Self {
         let uid = self.new_uid(name);
         let obj = json!({
             "apiVersion": "v1", "kind": "Pod",
@@ -92,7 +92,7 @@ impl TimelineBuilder {
     }
 
     /// Pod `name` runs and becomes Ready.
-    pub fn ready(&mut self, name: &str) -> &mut Self {
+    pub(crate) fn ready(&mut self, name: &str) -> &mut Self {
         self.modify(Kind::Pod, name, |o| {
             o["spec"]["nodeName"] = json!("kind-worker");
             o["status"]["phase"] = json!("Running");
@@ -100,35 +100,20 @@ impl TimelineBuilder {
         })
     }
 
-    /// Pod `name` loses readiness.
-    pub fn unready(&mut self, name: &str) -> &mut Self {
-        self.modify(Kind::Pod, name, |o| {
-            o["status"]["conditions"] = json!([{"type": "Ready", "status": "False"}]);
-        })
-    }
-
-    /// Pod `name` waits with a container reason (e.g. `ImagePullBackOff`).
-    pub fn waiting(&mut self, name: &str, reason: &str) -> &mut Self {
-        self.modify(Kind::Pod, name, |o| {
-            o["status"]["containerStatuses"] =
-                json!([{"name": "c", "state": {"waiting": {"reason": reason}}}]);
-        })
-    }
-
     /// Pod `name` gets a deletionTimestamp.
-    pub fn terminate(&mut self, name: &str) -> &mut Self {
+    pub(crate) fn terminate(&mut self, name: &str) -> &mut Self {
         self.modify(Kind::Pod, name, |o| {
             o["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
         })
     }
 
     /// Pod `name` is removed.
-    pub fn delete_pod(&mut self, name: &str) -> &mut Self {
+    pub(crate) fn delete_pod(&mut self, name: &str) -> &mut Self {
         self.delete(Kind::Pod, name)
     }
 
     /// Removes any object.
-    pub fn delete(&mut self, kind: Kind, name: &str) -> &mut Self {
+    pub(crate) fn delete(&mut self, kind: Kind, name: &str) -> &mut Self {
         if let Some(obj) = self.objects.get(&(kind, name.to_string())).cloned() {
             self.push(kind, Change::Deleted, obj);
         }
@@ -136,19 +121,12 @@ impl TimelineBuilder {
     }
 
     /// Creates claim `name` (Bound).
-    pub fn claim(&mut self, name: &str) -> &mut Self {
+    pub(crate) fn claim(&mut self, name: &str) -> &mut Self {
         let uid = self.new_uid(name);
         let obj = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
             "metadata": {"name": name, "uid": uid}, "status": {"phase": "Bound"}});
         self.push(Kind::PersistentVolumeClaim, Change::Added, obj);
         self
-    }
-
-    /// Claim `name` gets `refs` as its ownerReferences.
-    pub fn claim_owners(&mut self, name: &str, refs: Value) -> &mut Self {
-        self.modify(Kind::PersistentVolumeClaim, name, |o| {
-            o["metadata"]["ownerReferences"] = refs;
-        })
     }
 
     /// StatefulSet `name` as recorded last, or a new one at `generation`
@@ -166,29 +144,21 @@ impl TimelineBuilder {
     }
 
     /// Creates or updates StatefulSet `name` with the given status.
-    pub fn set_status(&mut self, name: &str, status: Value) -> &mut Self {
+    pub(crate) fn set_status(&mut self, name: &str, status: Value) -> &mut Self {
         let (change, mut obj) = self.set_object(name, 1);
         obj["status"] = status;
         self.push(Kind::StatefulSet, change, obj);
         self
     }
 
-    /// Replaces the spec of StatefulSet `name` (created if new), raising its
-    /// generation as the apiserver does.
-    pub fn set_spec(&mut self, name: &str, spec: Value) -> &mut Self {
-        let (change, mut obj) = self.set_object(name, 0);
-        let generation = obj
-            .lookup("/metadata/generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        obj["metadata"]["generation"] = json!(generation + 1);
-        obj["spec"] = spec;
-        self.push(Kind::StatefulSet, change, obj);
-        self
-    }
-
     /// Records an event about `involved` (kind StatefulSet).
-    pub fn event(&mut self, involved: &str, type_: &str, reason: &str, message: &str) -> &mut Self {
+    pub(crate) fn event(
+        &mut self,
+        involved: &str,
+        type_: &str,
+        reason: &str,
+        message: &str,
+    ) -> &mut Self {
         let name = format!("{involved}.{}", self.rv + 1);
         let uid = self.new_uid(&name);
         let obj = json!({"apiVersion": "v1", "kind": "Event",
@@ -201,12 +171,52 @@ impl TimelineBuilder {
 
     /// Creates `replicas` ready pods `<set>-<i>` of `revision` with claims
     /// `data-<set>-<i>`, all at the current time.
-    pub fn ready_set(&mut self, set: &str, replicas: i32, revision: &str) -> &mut Self {
+    pub(crate) fn ready_set(&mut self, set: &str, replicas: i32, revision: &str) -> &mut Self {
         for i in 0..replicas {
             let name = format!("{set}-{i}");
             self.claim(&format!("data-{name}"));
             self.create_pod(&name, revision).ready(&name);
         }
+        self
+    }
+
+    /// Pod `name` loses readiness.
+    #[cfg(test)]
+    pub(crate) fn unready(&mut self, name: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["status"]["conditions"] = json!([{"type": "Ready", "status": "False"}]);
+        })
+    }
+
+    /// Pod `name` waits with a container reason (e.g. `ImagePullBackOff`).
+    #[cfg(test)]
+    pub(crate) fn waiting(&mut self, name: &str, reason: &str) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["status"]["containerStatuses"] =
+                json!([{"name": "c", "state": {"waiting": {"reason": reason}}}]);
+        })
+    }
+
+    /// Claim `name` gets `refs` as its ownerReferences.
+    #[cfg(test)]
+    pub(crate) fn claim_owners(&mut self, name: &str, refs: Value) -> &mut Self {
+        self.modify(Kind::PersistentVolumeClaim, name, |o| {
+            o["metadata"]["ownerReferences"] = refs;
+        })
+    }
+
+    /// Replaces the spec of StatefulSet `name` (created if new), raising its
+    /// generation as the apiserver does.
+    #[cfg(test)]
+    pub(crate) fn set_spec(&mut self, name: &str, spec: Value) -> &mut Self {
+        let (change, mut obj) = self.set_object(name, 0);
+        let generation = obj
+            .lookup("/metadata/generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        obj["metadata"]["generation"] = json!(generation + 1);
+        obj["spec"] = spec;
+        self.push(Kind::StatefulSet, change, obj);
         self
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// A watch event of one kind, with the object as JSON.
 #[derive(Clone, Debug, PartialEq)]
-pub enum WatchSignal {
+pub(crate) enum WatchSignal {
     /// A (re)list starts.
     Init,
     /// An object of the list.
@@ -39,7 +39,7 @@ struct Known {
 
 /// Merge state for one kind.
 #[derive(Debug)]
-pub struct KindMerger {
+pub(crate) struct KindMerger {
     kind: Kind,
     known: HashMap<String, Known>,
     relist: Option<Vec<Value>>,
@@ -55,7 +55,7 @@ fn meta<'a>(o: &'a Value, key: &str) -> &'a str {
 
 impl KindMerger {
     /// A merger for `kind` that has seen nothing.
-    pub fn new(kind: Kind) -> KindMerger {
+    pub(crate) fn new(kind: Kind) -> KindMerger {
         KindMerger {
             kind,
             known: HashMap::new(),
@@ -65,13 +65,13 @@ impl KindMerger {
     }
 
     /// True once the first complete list was observed.
-    pub fn listed(&self) -> bool {
+    pub(crate) fn listed(&self) -> bool {
         self.listed
     }
 
     /// Entries (seq 0, to be assigned by the timeline) for one signal
     /// observed at `now`.
-    pub fn observe(&mut self, signal: WatchSignal, now: Duration) -> Vec<Entry> {
+    pub(crate) fn observe(&mut self, signal: WatchSignal, now: Duration) -> Vec<Entry> {
         match signal {
             WatchSignal::Init => {
                 self.relist = Some(Vec::new());

@@ -4,27 +4,26 @@
 //! - [`merge`] and [`recorder`]: watches of one namespace into a timeline;
 //! - [`views`]: per-pod facts and the per-instant [`views::State`];
 //! - [`lives`]: per-pod lives and per-instant counts;
-//! - [`checks`]: the primitives (`always`, `never`, `eventually_within`,
-//!   order) and [`checks::Violation`];
+//! - [`checks`]: the primitives (`always`, `never`, order) and [`checks::Violation`];
 //! - [`rules`]: named StatefulSet properties built on the primitives, and
 //!   [`signals`]: conditions and events;
 //! - [`pacing`]: how a controller paces deletions and replacements, and
 //!   [`status_truth`]: whether what it reports was true;
 //! - [`fixture`]: a builder of hand-written timelines for tests.
 
-pub mod checks;
-pub mod fixture;
-pub mod lives;
-pub mod merge;
-pub mod pacing;
-pub mod recorder;
+pub(crate) mod checks;
+pub(crate) mod fixture;
+pub(crate) mod lives;
+pub(crate) mod merge;
+pub(crate) mod pacing;
+pub(crate) mod recorder;
 mod render;
 pub mod rules;
-pub mod sequence;
-pub mod signals;
-pub mod status_quiet;
-pub mod status_truth;
-pub mod timeline;
+pub(crate) mod sequence;
+pub(crate) mod signals;
+pub(crate) mod status_quiet;
+pub(crate) mod status_truth;
+pub(crate) mod timeline;
 pub mod views;
 
 pub use checks::{Breach, Clause, Violation};

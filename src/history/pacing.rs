@@ -33,7 +33,7 @@ pub(super) fn deletion_request(e: &Entry, state: &State<'_>) -> bool {
 /// StatefulSet concepts, OrderedReady: "Before a Pod is terminated, all of
 /// its successors must be completely shutdown" — each pod of `names` (in
 /// order) is gone before the deletion of the next one is requested.
-pub fn deleted_one_after_another(
+pub(crate) fn deleted_one_after_another(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -75,7 +75,7 @@ pub fn deleted_one_after_another(
 
 /// StatefulSet concepts, Parallel: pods are terminated "in parallel" — at
 /// some moment two pods of the set were being deleted at once.
-pub fn deleted_concurrently(
+pub(crate) fn deleted_concurrently(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -125,7 +125,7 @@ fn unavailable_replacements(
 /// them is available ("if pod with ordinal 3 is running and available but 4
 /// is not, we still wait for 4 to be running and available before moving
 /// on to 2").
-pub fn terminated_in_order(
+pub(crate) fn terminated_in_order(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -195,7 +195,7 @@ pub fn terminated_in_order(
 /// terminating ... except the last batch"): at some moment a pod of another
 /// revision was deleted while an earlier replacement was still unavailable —
 /// the budget was refilled without waiting for a whole batch.
-pub fn budget_refilled_continuously(
+pub(crate) fn budget_refilled_continuously(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,

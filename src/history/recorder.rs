@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// How long [`Recorder::start`] waits for the initial lists.
-pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The resource recorded as [`Kind::StatefulSet`].
 #[derive(Clone, Debug)]

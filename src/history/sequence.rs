@@ -56,7 +56,7 @@ fn for_each_replacement(
 /// "wait_for_predecessors_ready(i+1 to replicas-1)" before `delete_pod(i)`:
 /// when a pod is replaced, every higher ordinal of the range already runs
 /// the target revision and is Ready, and is not terminating.
-pub fn replaced_in_sequence(
+pub(crate) fn replaced_in_sequence(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -100,7 +100,7 @@ pub fn replaced_in_sequence(
 /// StatefulSets where the latest ordinal pod fails to reach Ready state" —
 /// no pod below the highest ordinal is replaced while the pod at the
 /// highest ordinal is missing, terminating or not Ready.
-pub fn no_replacement_below_unready_highest(
+pub(crate) fn no_replacement_below_unready_highest(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,

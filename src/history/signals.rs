@@ -51,7 +51,7 @@ impl ConditionSpec<'_> {
 }
 
 /// The conditions of `obj`, as `Type=Status (Reason)`.
-pub fn describe_conditions(obj: &Value) -> String {
+pub(crate) fn describe_conditions(obj: &Value) -> String {
     let list: Vec<String> = obj
         .lookup("/status/conditions")
         .and_then(Value::as_array)
@@ -237,7 +237,7 @@ fn pod_event<'e>(ev: &'e Value, set: &str) -> Option<(&'e str, &'e str)> {
 /// `SuccessfulDelete` event of `set` names each of `old` before any
 /// `SuccessfulCreate` event names a pod, and some `SuccessfulCreate` follows
 /// (the deletion phase, then the recreation phase).
-pub fn deletions_then_creations(
+pub(crate) fn deletions_then_creations(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,

@@ -20,11 +20,15 @@ use super::timeline::{Kind, Timeline};
 use super::views::{ordinal_of, State};
 
 /// How long the pods must rest before the status must have caught up.
-pub const QUIET: Duration = Duration::from_secs(5);
+pub(crate) const QUIET: Duration = Duration::from_secs(5);
 
 /// Every rest of `set`'s pods of at least [`QUIET`] ended with a status
 /// that says what the pods are (judged at the rest's last moment).
-pub fn converges_when_quiet(t: &Timeline, clause: &Clause, set: &str) -> Result<(), Violation> {
+pub(crate) fn converges_when_quiet(
+    t: &Timeline,
+    clause: &Clause,
+    set: &str,
+) -> Result<(), Violation> {
     let entries = t.entries();
     let is_pod = |i: usize| {
         entries

@@ -33,10 +33,10 @@ use super::timeline::{Change, Kind, Timeline};
 use super::views::{SetScope, State};
 
 /// How far before the controller's previous status write its view may reach.
-pub const SLACK: Duration = Duration::from_secs(3);
+pub(crate) const SLACK: Duration = Duration::from_secs(3);
 /// How old a view a status may be written from at most (a controller that
 /// sees its cache lag its own writes turns to consistent reads within 5 s).
-pub const MAX_LAG: Duration = Duration::from_secs(10);
+pub(crate) const MAX_LAG: Duration = Duration::from_secs(10);
 
 /// The `Progressing` reasons that report a finished rollout, and whether
 /// they promise readiness too: KEP-3541's `RecreateComplete` ("phase
@@ -130,7 +130,7 @@ fn claims_completion(status: &Value) -> Option<bool> {
 ///   update revision %s on update completion"), a complete rollout has
 ///   `currentRevision` equal to `updateRevision`; not under `OnDelete`,
 ///   which upstream never promotes for.
-pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
+pub(crate) fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
     let Some(obj) = state.sets.get(set).map(|e| &e.object) else {
         return Some(format!("{set} has not been observed"));
     };
@@ -189,7 +189,7 @@ pub fn settled_gap(state: &State<'_>, set: &str) -> Option<String> {
 /// status of `set` written at or after `from_seq` reported no available and
 /// no ready replica; a controller that stays silent while no pod exists (or
 /// keeps reporting the old pods) never does.
-pub fn reported_downtime(
+pub(crate) fn reported_downtime(
     t: &Timeline,
     clause: &Clause,
     from_seq: u64,
@@ -285,7 +285,7 @@ fn transition_lie(
 }
 
 /// Every status of `set` in `t` was true of the pods when it was written.
-pub fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), Violation> {
+pub(crate) fn status_truthful(t: &Timeline, clause: &Clause, set: &str) -> Result<(), Violation> {
     let base = SetScope::new(set, 1);
     let mut state = State::of(t);
     // (time, state snapshot facts) are recomputed per status: keep the

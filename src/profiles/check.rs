@@ -155,7 +155,7 @@ impl Profile {
                 ));
             }
             if let Some(b) = &stand_in.behave_as {
-                b.parse::<crate::controller::behave::Implementation>()
+                b.parse::<crate::controller::Implementation>()
                     .map_err(|e| err("spec.standIn.behaveAs", e))?;
             }
         }

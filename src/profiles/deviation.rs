@@ -25,9 +25,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Tag of a scenario a behaviour deviation replaces (`@deviates-<id>`).
-pub const DEVIATES_PREFIX: &str = "deviates-";
+pub(crate) const DEVIATES_PREFIX: &str = "deviates-";
 /// Tag of a scenario that checks a behaviour deviation (`@deviation-<id>`).
-pub const DEVIATION_PREFIX: &str = "deviation-";
+pub(crate) const DEVIATION_PREFIX: &str = "deviation-";
 
 /// One declared deviation.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use super::gating::{self, FeatureGates, GateSource, Version, EMBEDDED_ONLY, GATES};
 
 /// The tag of scenarios that need a cluster of their own.
-pub const ISOLATED: &str = "isolated";
+pub(crate) const ISOLATED: &str = "isolated";
 
 /// What a run knows of its cluster.
 #[derive(Clone, Debug)]

@@ -17,11 +17,11 @@
 pub use kepspec_core::gating::*;
 
 /// The tag of scenarios that need the embedded cluster.
-pub const EMBEDDED_ONLY: &str = "embedded-only";
+pub(crate) const EMBEDDED_ONLY: &str = "embedded-only";
 /// The prefix of feature-gate tags (`@gate-StatefulSetRecreateStrategy`).
-pub const GATE_PREFIX: &str = "gate-";
+pub(crate) const GATE_PREFIX: &str = "gate-";
 /// The prefix of minimum-version tags (`@since-v1.37`).
-pub const SINCE_PREFIX: &str = "since-";
+pub(crate) const SINCE_PREFIX: &str = "since-";
 
 /// The reason a scenario with these tags cannot run on a real cluster of
 /// `version` with `gates`, or None when it can. Tags may be given with or
@@ -78,7 +78,7 @@ pub fn skip_reason(
 /// base `featuregate/feature_gate.go`), so one configuration serves every
 /// node image of a CI matrix. Other content is kept as parsed YAML
 /// (comments are dropped).
-pub fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<String, String> {
+pub(crate) fn kind_config_for(config_yaml: &str, node_version: Version) -> Result<String, String> {
     let mut config: serde_json::Value =
         kepspec_core::yaml::from_str(config_yaml).map_err(|e| format!("kind config: {e}"))?;
     if let Some(gates) = config

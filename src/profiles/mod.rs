@@ -20,14 +20,14 @@
 
 mod builtin;
 mod check;
-pub mod deviation;
-pub mod error;
-pub mod facts;
+pub(crate) mod deviation;
+pub(crate) mod error;
+pub(crate) mod facts;
 pub use kepspec_core::fields;
-pub mod gating;
+pub(crate) mod gating;
 mod install;
-pub mod profile;
-pub mod standin;
+pub(crate) mod profile;
+pub(crate) mod standin;
 
 #[cfg(test)]
 mod tests;

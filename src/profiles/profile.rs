@@ -51,23 +51,23 @@ use super::facts::ClusterFacts;
 use super::fields::FieldMap;
 
 /// `apiVersion` of a profile file.
-pub const API_VERSION: &str = "kepspec.io/v1alpha1";
+pub(crate) const API_VERSION: &str = "kepspec.io/v1alpha1";
 /// `kind` of a profile file.
-pub const KIND: &str = "TargetProfile";
+pub(crate) const KIND: &str = "TargetProfile";
 /// The kind config used when a profile names none.
-pub const DEFAULT_KIND_CONFIG: &str = "clusters/kind/upstream.yaml";
+pub(crate) const DEFAULT_KIND_CONFIG: &str = "clusters/kind/upstream.yaml";
 /// Tags of scenarios written for one vendor's own API, each with the API
 /// group a target must serve to run them (`features/vendors/<vendor>/`).
-pub const VENDOR_TAGS: &[(&str, &str, &str)] = &[(
+pub(crate) const VENDOR_TAGS: &[(&str, &str, &str)] = &[(
     "kruise",
     "apps.kruise.io",
     "OpenKruise Advanced StatefulSet",
 )];
 
 /// The tag of scenarios that pin down a documented limitation.
-pub const LIMITATION: &str = "limitation";
+pub(crate) const LIMITATION: &str = "limitation";
 /// The placeholders commands may use.
-pub const PLACEHOLDERS: [&str; 2] = ["KUBECONFIG", "ROOT"];
+pub(crate) const PLACEHOLDERS: [&str; 2] = ["KUBECONFIG", "ROOT"];
 
 /// A target profile: the implementation under test.
 #[derive(Clone, Debug, Deserialize, Serialize)]

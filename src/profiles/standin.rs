@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// Applies each CRD (server-side apply, so it can run twice) and waits up to
 /// `timeout` until `resource` is listed by the server.
-pub async fn install_crds(
+pub(crate) async fn install_crds(
     client: &Client,
     crds: &[Value],
     resource: &ApiResource,

@@ -10,10 +10,10 @@ use super::escape;
 use super::model::{Run, ScenarioResult, Status};
 
 /// The tag of the scenarios the table gathers.
-pub const TAG: &str = "@comparison";
+pub(crate) const TAG: &str = "@comparison";
 
 /// The table's columns, after the row's name.
-pub const COLUMNS: [&str; 5] = [
+pub(crate) const COLUMNS: [&str; 5] = [
     "Sequential ordering",
     "Automatic recovery (a fix that works)",
     "When the fix is broken too",
@@ -23,7 +23,7 @@ pub const COLUMNS: [&str; 5] = [
 
 /// A cell: its text and the scenarios (report anchors) it is drawn from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cell {
+pub(crate) struct Cell {
     /// What the scenarios show.
     pub text: String,
     /// `(anchor, scenario name)` of each scenario behind it.
@@ -32,7 +32,7 @@ pub struct Cell {
 
 /// One strategy under one policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// `RollingUpdate, OrderedReady`.
     pub name: String,
     /// One cell per [`COLUMNS`] entry.
@@ -40,7 +40,7 @@ pub struct Row {
 }
 
 /// The table, rows in the order their first scenario ran in the features.
-pub type Table = Vec<Row>;
+pub(crate) type Table = Vec<Row>;
 
 /// A comparison scenario with its report anchor.
 struct Case<'a> {
@@ -64,7 +64,7 @@ impl Case<'_> {
 
 /// The rows of `run`'s comparison scenarios that recorded facts; `anchor`
 /// names a scenario's place in the report (feature and scenario index).
-pub fn table(run: &Run, anchor: impl Fn(usize, usize) -> String) -> Table {
+pub(crate) fn table(run: &Run, anchor: impl Fn(usize, usize) -> String) -> Table {
     let mut rows: Vec<(String, Vec<Case<'_>>)> = Vec::new();
     for (fi, f) in run.features.iter().enumerate() {
         for (si, s) in f.scenarios.iter().enumerate() {
@@ -231,7 +231,7 @@ fn cells(cases: &[Case<'_>]) -> Vec<Cell> {
 }
 
 /// The table as an HTML section (nothing when there is no row).
-pub fn html(table: &Table) -> String {
+pub(crate) fn html(table: &Table) -> String {
     if table.is_empty() {
         return String::new();
     }
@@ -268,7 +268,7 @@ pub fn html(table: &Table) -> String {
 }
 
 /// The table as Markdown (nothing when there is no row).
-pub fn markdown(table: &Table) -> String {
+pub(crate) fn markdown(table: &Table) -> String {
     if table.is_empty() {
         return String::new();
     }

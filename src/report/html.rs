@@ -64,7 +64,7 @@ fn class(status: &Status) -> &'static str {
 }
 
 /// Renders the whole run as one HTML document.
-pub fn render(run: &Run) -> String {
+pub(crate) fn render(run: &Run) -> String {
     let t = run.totals();
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");

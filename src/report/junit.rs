@@ -18,7 +18,7 @@ fn interrupted(s: &ScenarioResult) -> bool {
 }
 
 /// `features/recreate/all_at_once.feature` as `features.recreate.all_at_once`.
-pub fn classname(path: &str) -> String {
+pub(crate) fn classname(path: &str) -> String {
     path.strip_suffix(".feature")
         .unwrap_or(path)
         .replace(['/', '\\'], ".")
@@ -30,7 +30,7 @@ fn secs(d: std::time::Duration) -> String {
 }
 
 /// Renders the run as a JUnit XML document.
-pub fn render(run: &Run) -> String {
+pub(crate) fn render(run: &Run) -> String {
     let t = run.totals();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let errors = run

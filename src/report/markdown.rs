@@ -34,7 +34,7 @@ fn headline(text: &str, n: usize) -> String {
 }
 
 /// The summary.
-pub fn render(run: &Run) -> String {
+pub(crate) fn render(run: &Run) -> String {
     let t = run.totals();
     let mut out = String::new();
     let verdict = if run.passed() && run.problems.is_empty() {

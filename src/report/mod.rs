@@ -2,14 +2,14 @@
 //! ([`json`]) and a self-contained HTML page with timeline pictures
 //! ([`html`], [`swimlane`]).
 
-pub mod comparison;
-pub mod html;
-pub mod json;
-pub mod junit;
-pub mod markdown;
-pub mod model;
-pub mod set_lanes;
-pub mod swimlane;
+pub(crate) mod comparison;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod markdown;
+pub(crate) mod model;
+pub(crate) mod set_lanes;
+pub(crate) mod swimlane;
 
 pub use model::{Feature, Run, ScenarioResult, Status, Step, Totals};
 

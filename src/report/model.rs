@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// The skip reason of a scenario an interrupt cut short while it ran; JUnit
 /// reports such a scenario as an error, not a skip.
-pub const INTERRUPTED_WHILE_RUNNING: &str = "interrupted while running";
+pub(crate) const INTERRUPTED_WHILE_RUNNING: &str = "interrupted while running";
 
 /// Outcome of a scenario or a step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,7 +59,7 @@ pub struct Step {
 
 /// The skip reason of a step after the failing one, which cucumber never
 /// starts.
-pub const NOT_RUN_AFTER_FAILURE: &str = "not run: an earlier step failed";
+pub(crate) const NOT_RUN_AFTER_FAILURE: &str = "not run: an earlier step failed";
 
 /// One scenario (an example of a scenario outline counts as one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

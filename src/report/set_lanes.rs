@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// One stretch of time over which a set's reported value stayed the same.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// When the value was first reported.
     pub from: Duration,
     /// When it changed (`None`: it held to the end).
@@ -26,7 +26,7 @@ pub struct Segment {
 /// The lanes of one set: its status counts and its Progressing condition
 /// (empty when the set never reported one).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SetLanes {
+pub(crate) struct SetLanes {
     /// metadata.name of the set.
     pub name: String,
     /// The status counts as they changed.
@@ -116,7 +116,7 @@ fn push(segs: &mut Vec<Segment>, at: Duration, value: Option<(String, String, Op
 }
 
 /// The lanes of every set in the timeline, in order of first appearance.
-pub fn set_lanes(t: &Timeline) -> Vec<SetLanes> {
+pub(crate) fn set_lanes(t: &Timeline) -> Vec<SetLanes> {
     let mut out: Vec<SetLanes> = Vec::new();
     for e in t.of_kind(Kind::StatefulSet) {
         let i = match out.iter().position(|l| l.name == e.name) {
@@ -147,7 +147,7 @@ pub fn set_lanes(t: &Timeline) -> Vec<SetLanes> {
 /// The part each revision played in the run, by revision name: the set's
 /// first current revision is `old`, its last update revision `new`; any
 /// other revision a set reported is `intermediate`.
-pub fn revision_roles(t: &Timeline) -> HashMap<String, &'static str> {
+pub(crate) fn revision_roles(t: &Timeline) -> HashMap<String, &'static str> {
     let mut first_current: HashMap<&str, &str> = HashMap::new();
     let mut last_update: HashMap<&str, &str> = HashMap::new();
     let mut seen: Vec<&str> = Vec::new();

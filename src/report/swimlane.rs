@@ -37,7 +37,7 @@ const BAR_H: f64 = 16.0;
 
 /// A step placed on the picture.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StepMark {
+pub(crate) struct StepMark {
     /// Its number in the scenario's step list (1-based).
     pub number: usize,
     /// When it started, on the timeline's clock.
@@ -47,7 +47,7 @@ pub struct StepMark {
 }
 
 /// Revision colours in order of first appearance.
-pub fn revision_colours(lives: &[PodLife]) -> Vec<(String, &'static str)> {
+pub(crate) fn revision_colours(lives: &[PodLife]) -> Vec<(String, &'static str)> {
     let mut out: Vec<(String, &'static str)> = Vec::new();
     for l in lives {
         if let Some(r) = &l.revision {
@@ -61,7 +61,7 @@ pub fn revision_colours(lives: &[PodLife]) -> Vec<(String, &'static str)> {
 }
 
 /// Tick spacing giving at most ~10 ticks over `end`.
-pub fn tick_step(end: Duration) -> f64 {
+pub(crate) fn tick_step(end: Duration) -> f64 {
     const STEPS: [f64; 16] = [
         0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0,
         3600.0,
@@ -89,7 +89,7 @@ fn fmt_t(d: Duration) -> String {
 
 /// Renders the picture of `t` (with `violation`, if any, and the steps'
 /// marks) as an `<svg>`.
-pub fn render(t: &Timeline, violation: Option<&Violation>, steps: &[StepMark]) -> String {
+pub(crate) fn render(t: &Timeline, violation: Option<&Violation>, steps: &[StepMark]) -> String {
     let lives = pod_lives(t);
     let colours = revision_colours(&lives);
     let colour = |r: &Option<String>| {

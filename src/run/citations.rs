@@ -51,19 +51,21 @@ use std::path::{Path, PathBuf};
 const GAP: &str = "\u{1}";
 
 /// The environment variable naming the folder of the source texts.
-pub const SOURCES_ENV: &str = "KEPSPEC_SOURCES";
+pub(crate) const SOURCES_ENV: &str = "KEPSPEC_SOURCES";
 
 /// The folder of the source texts `KEPSPEC_SOURCES` names, if it is set.
-pub fn sources_dir() -> Option<PathBuf> {
+pub(crate) fn sources_dir() -> Option<PathBuf> {
     std::env::var_os(SOURCES_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }
 
-/// One entry of `spec/sources.yaml`.
+/// One entry of `spec/sources.yaml`. Every field is part of the file's
+/// schema (unknown ones are refused) though not every one is read here.
+#[allow(dead_code)]
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SourceEntry {
+pub(crate) struct SourceEntry {
     /// What `# cite:` lines name.
     pub id: String,
     /// The source's title.
@@ -90,10 +92,10 @@ struct RegistryFile {
 }
 
 /// Where the registry is, in the spec (on disk, or bundled).
-pub const REGISTRY: &str = "spec/sources.yaml";
+pub(crate) const REGISTRY: &str = "spec/sources.yaml";
 
 /// The registered sources, in the registry's order.
-pub fn registry() -> Result<Vec<SourceEntry>, String> {
+pub(crate) fn registry() -> Result<Vec<SourceEntry>, String> {
     let text = crate::bundle::read_to_string(Path::new(REGISTRY))
         .map_err(|e| format!("{REGISTRY}: cannot read: {e}"))?;
     let file: RegistryFile =
@@ -626,7 +628,7 @@ fn clause_source(registry: &[SourceEntry], id: &str) -> Option<(String, Vec<Stri
 
 /// What checking the citations of some feature files found.
 #[derive(Debug, Default)]
-pub struct CitationReport {
+pub(crate) struct CitationReport {
     /// `# cite:` lines read.
     pub cites: usize,
     /// Each problem, `file:line: what`.
@@ -637,7 +639,7 @@ pub struct CitationReport {
 /// `dir`: every `# cite:` quotation occurs under its heading in its source,
 /// and every narrative quotation is a heading or held by a `# cite:` line.
 /// An error when the texts cannot be read.
-pub fn check_features(dir: &Path, files: &[PathBuf]) -> Result<CitationReport, String> {
+pub(crate) fn check_features(dir: &Path, files: &[PathBuf]) -> Result<CitationReport, String> {
     let reference = Reference::load(dir)?;
     let headings = reference.headings();
     let mut report = CitationReport::default();

@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 use super::runner::{self, ScenarioWorld};
 use crate::cli::{ClusterUpArgs, ControllerArgs, ListArgs, EXIT_ERROR, EXIT_FAILED, EXIT_PASSED};
 use crate::controller::{self, ControllerGates, ControllerOptions};
-use crate::sim::admission::ApiGates;
+use crate::sim::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
 /// `kepspec list`: features, scenarios and their tags.

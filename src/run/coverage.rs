@@ -18,18 +18,18 @@ use serde_json::Value;
 use super::features::InputProblem;
 
 /// The comment that names what a scenario covers.
-pub const COVERS: &str = "# covers:";
+pub(crate) const COVERS: &str = "# covers:";
 
 /// The catalogues, relative to the repository root.
-pub const PROMISES: &str = "coverage/promises.yaml";
+pub(crate) const PROMISES: &str = "coverage/promises.yaml";
 /// Upstream's tests.
-pub const UPSTREAM: &str = "coverage/upstream-tests.yaml";
+pub(crate) const UPSTREAM: &str = "coverage/upstream-tests.yaml";
 /// Why an entry has no scenario.
-pub const EXPLAINED: &str = "coverage/explained.yaml";
+pub(crate) const EXPLAINED: &str = "coverage/explained.yaml";
 
 /// One thing a scenario can cover.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Stable id (`R1`, `M12`, `E3`, `I4`).
     pub id: String,
     /// Where it comes from: a source text, or an upstream test file.
@@ -40,7 +40,7 @@ pub struct Entry {
 
 /// Why an entry has no scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// A scenario could check it; none does yet (what it would need).
     Gap(String),
     /// An API observer cannot check it (why).
@@ -49,7 +49,7 @@ pub enum Why {
 
 /// A scenario naming an id in its `# covers:` comment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Claim {
+pub(crate) struct Claim {
     /// The id named.
     pub id: String,
     /// `features/x.feature:12` of the comment.
@@ -65,7 +65,7 @@ pub struct Claim {
 
 /// Why a scenario with these tags (feature's and its own) does not run on
 /// every target that claims them.
-pub fn limit_of(tags: &[&str]) -> Option<String> {
+pub(crate) fn limit_of(tags: &[&str]) -> Option<String> {
     let mut limits = Vec::new();
     for tag in tags {
         let tag = tag.trim_start_matches('@');
@@ -84,7 +84,7 @@ pub fn limit_of(tags: &[&str]) -> Option<String> {
 
 /// One row of the map.
 #[derive(Clone, Debug)]
-pub struct Row {
+pub(crate) struct Row {
     /// What is covered.
     pub entry: Entry,
     /// The scenarios that cover it, each with its limit.
@@ -95,7 +95,7 @@ pub struct Row {
 
 /// The two tables.
 #[derive(Clone, Debug, Default)]
-pub struct Map {
+pub(crate) struct Map {
     /// Seed promises, in catalogue order.
     pub promises: Vec<Row>,
     /// Upstream's tests, in catalogue order.
@@ -104,7 +104,7 @@ pub struct Map {
 
 /// Counts of one table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Rows in all.
     pub total: usize,
     /// Rows some scenario covers that runs on every target claiming it.
@@ -119,7 +119,7 @@ pub struct Counts {
 
 impl Counts {
     /// Counts `rows`.
-    pub fn of(rows: &[Row]) -> Counts {
+    pub(crate) fn of(rows: &[Row]) -> Counts {
         let mut c = Counts {
             total: rows.len(),
             ..Counts::default()
@@ -138,7 +138,7 @@ impl Counts {
 
     /// `195 in all: 120 covered, 3 covered on some targets only, 60 not yet
     /// (gaps), 15 not testable by an API observer`.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         format!(
             "{} in all: {} covered, {} covered on some targets only, {} not yet (gaps), {} not testable by an API observer",
             self.total, self.covered, self.partly, self.gaps, self.not_testable
@@ -148,7 +148,7 @@ impl Counts {
 
 impl Row {
     /// Whether some scenario covering it runs on every target claiming it.
-    pub fn covered_everywhere(&self) -> bool {
+    pub(crate) fn covered_everywhere(&self) -> bool {
         self.covered_by.iter().any(|(_, limit)| limit.is_none())
     }
 }
@@ -204,17 +204,17 @@ fn parse_catalogue(
 }
 
 /// The seed promises of `coverage/promises.yaml`.
-pub fn parse_promises(text: &str) -> Result<Vec<Entry>, InputProblem> {
+pub(crate) fn parse_promises(text: &str) -> Result<Vec<Entry>, InputProblem> {
     parse_catalogue(text, PROMISES, "promises", ("source", "promise"))
 }
 
 /// Upstream's tests of `coverage/upstream-tests.yaml`.
-pub fn parse_upstream(text: &str) -> Result<Vec<Entry>, InputProblem> {
+pub(crate) fn parse_upstream(text: &str) -> Result<Vec<Entry>, InputProblem> {
     parse_catalogue(text, UPSTREAM, "tests", ("file", "name"))
 }
 
 /// The explanations of `coverage/explained.yaml`.
-pub fn parse_explained(text: &str) -> Result<BTreeMap<String, Why>, InputProblem> {
+pub(crate) fn parse_explained(text: &str) -> Result<BTreeMap<String, Why>, InputProblem> {
     let doc = yaml(text, EXPLAINED)?;
     let map = doc.as_object().ok_or_else(|| {
         problem(
@@ -255,7 +255,7 @@ fn scenario_keyword(line: &str) -> Option<&str> {
 
 /// The `# covers:` claims of one feature file's text; `label` names the
 /// file in places (`features/x.feature`) and `short` in scenario refs.
-pub fn claims_in(text: &str, label: &str, short: &str) -> Result<Vec<Claim>, InputProblem> {
+pub(crate) fn claims_in(text: &str, label: &str, short: &str) -> Result<Vec<Claim>, InputProblem> {
     let mut out = Vec::new();
     // Ids waiting for their scenario, with the line that named them.
     let mut pending: Vec<(String, usize)> = Vec::new();
@@ -324,7 +324,7 @@ pub fn claims_in(text: &str, label: &str, short: &str) -> Result<Vec<Claim>, Inp
 }
 
 /// Builds the map, or every problem found.
-pub fn build(
+pub(crate) fn build(
     promises: Vec<Entry>,
     upstream: Vec<Entry>,
     explained: &BTreeMap<String, Why>,
@@ -435,7 +435,7 @@ fn table(out: &mut String, rows: &[Row], what: &str) {
 }
 
 /// The map as Markdown: counts, then both tables.
-pub fn markdown(map: &Map) -> String {
+pub(crate) fn markdown(map: &Map) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Coverage map\n");
     let _ = writeln!(
@@ -461,7 +461,10 @@ pub fn markdown(map: &Map) -> String {
 /// Reads the catalogues under `root` and the claims of `features`; input
 /// problems (an unreadable or malformed file, a misplaced comment) first,
 /// then the map or its problems.
-pub fn load(root: &Path, features: &[PathBuf]) -> Result<Result<Map, Vec<String>>, InputProblem> {
+pub(crate) fn load(
+    root: &Path,
+    features: &[PathBuf],
+) -> Result<Result<Map, Vec<String>>, InputProblem> {
     let read = |rel: &str| {
         crate::bundle::read_to_string(&root.join(rel)).map_err(|e| problem(rel, e.to_string()))
     };

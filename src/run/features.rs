@@ -24,7 +24,7 @@ impl std::fmt::Display for InputProblem {
 
 /// The feature paths a command takes: the ones given, or `features` (on
 /// disk when it is there, else the bundled spec).
-pub fn or_default(given: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn or_default(given: &[PathBuf]) -> Vec<PathBuf> {
     if given.is_empty() {
         vec![PathBuf::from("features")]
     } else {
@@ -33,7 +33,7 @@ pub fn or_default(given: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Every `.feature` file under the paths, sorted.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputProblem> {
+pub(crate) fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputProblem> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -83,7 +83,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Parses one feature file; a syntax error names the file and line.
-pub fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
+pub(crate) fn parse(path: &Path) -> Result<gherkin::Feature, InputProblem> {
     let text = crate::bundle::read_to_string(path).map_err(|e| InputProblem {
         place: path.display().to_string(),
         message: format!("cannot read: {e}"),
@@ -158,7 +158,7 @@ const KEYWORDS: [&str; 7] = [
 
 /// Edit distance of two short words (Levenshtein), for "did you mean"
 /// hints on keywords and tags.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -180,7 +180,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// that is almost a keyword (`Scenari: y`, which Gherkin takes for narrative
 /// text), and table rows (data tables, Examples) whose cell count differs
 /// from their header's.
-pub fn text_problems(path: &Path, text: &str) -> Vec<InputProblem> {
+pub(crate) fn text_problems(path: &Path, text: &str) -> Vec<InputProblem> {
     let place = |n: usize| format!("{}:{n}", path.display());
     let mut problems = Vec::new();
     let mut in_docstring = false;
@@ -390,7 +390,7 @@ impl Selection {
 /// A path given as `PATH:LINE[:LINE...]` (cucumber's, behave's and godog's
 /// way of naming scenarios by where they are written), as the path and the
 /// lines; None when the argument names no lines.
-pub fn split_location(arg: &Path) -> Option<(PathBuf, Vec<usize>)> {
+pub(crate) fn split_location(arg: &Path) -> Option<(PathBuf, Vec<usize>)> {
     let text = arg.to_str()?;
     let mut parts = text.split(':');
     let path = parts.next()?;
@@ -408,7 +408,7 @@ pub fn split_location(arg: &Path) -> Option<(PathBuf, Vec<usize>)> {
 /// steps names it; an outline's line or steps name every example, an
 /// `Examples:` line the examples of that block, an example row itself. An
 /// error names the lines that hold no scenario.
-pub fn resolve_lines(
+pub(crate) fn resolve_lines(
     feature: &gherkin::Feature,
     lines: &[usize],
 ) -> Result<std::collections::BTreeSet<usize>, Vec<usize>> {
@@ -469,7 +469,7 @@ pub fn resolve_lines(
 }
 
 /// Every step of a feature with where it is written.
-pub fn steps_of(feature: &gherkin::Feature) -> Vec<(&gherkin::Step, String)> {
+pub(crate) fn steps_of(feature: &gherkin::Feature) -> Vec<(&gherkin::Step, String)> {
     let path = feature
         .path
         .as_ref()
@@ -496,7 +496,7 @@ pub fn steps_of(feature: &gherkin::Feature) -> Vec<(&gherkin::Step, String)> {
 
 /// Checks every step against the vocabulary: undefined and ambiguous steps
 /// are problems, each with its file:line.
-pub fn lint<W>(
+pub(crate) fn lint<W>(
     features: &[gherkin::Feature],
     steps: &cucumber::step::Collection<W>,
 ) -> Vec<InputProblem> {
@@ -574,7 +574,7 @@ fn closest_step(text: &str) -> Option<String> {
 }
 
 /// Step definitions no feature uses, each with where it is defined.
-pub fn unused_steps<W>(features: &[gherkin::Feature]) -> Vec<String>
+pub(crate) fn unused_steps<W>(features: &[gherkin::Feature]) -> Vec<String>
 where
     W: cucumber::codegen::WorldInventory,
 {

@@ -6,17 +6,17 @@
 use tokio_util::sync::CancellationToken;
 
 /// The exit code of an interrupted run (128 + SIGINT), as shells report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// A listener for SIGINT and SIGTERM.
-pub struct Interrupt {
+pub(crate) struct Interrupt {
     token: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Interrupt {
     /// Starts listening (inside a Tokio runtime).
-    pub fn install() -> Self {
+    pub(crate) fn install() -> Self {
         let token = CancellationToken::new();
         let first = token.clone();
         let task = tokio::spawn(async move {
@@ -34,13 +34,8 @@ impl Interrupt {
     }
 
     /// The token cancelled by the first signal.
-    pub fn token(&self) -> CancellationToken {
+    pub(crate) fn token(&self) -> CancellationToken {
         self.token.clone()
-    }
-
-    /// Whether a signal arrived.
-    pub fn fired(&self) -> bool {
-        self.token.is_cancelled()
     }
 }
 

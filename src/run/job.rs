@@ -514,7 +514,7 @@ pub fn environment_options(
             let version = args.kube_version.unwrap_or(crate::sim::DEFAULT_VERSION);
             opts.kube_version = version;
             let spec = args.feature_gates.as_deref().unwrap_or("");
-            opts.apiserver_gates = crate::sim::admission::ApiGates::parse_for(spec, version)
+            opts.apiserver_gates = crate::sim::ApiGates::parse_for(spec, version)
                 .map_err(|e| format!("--feature-gates: {e}"))?;
             opts.controller_gates = crate::controller::ControllerGates::parse_for(spec, version)
                 .map_err(|e| format!("--feature-gates: {e}"))?;
@@ -543,7 +543,7 @@ pub fn environment_options(
     opts.bundled_controller = embedded;
     if let Some(b) = profile.behave_as() {
         let implementation = b
-            .parse::<crate::controller::behave::Implementation>()
+            .parse::<crate::controller::Implementation>()
             .map_err(|e| format!("{}: spec.standIn.behaveAs: {e}", profile.name()))?;
         opts.implementation = implementation;
         opts.apiserver_gates.implementation = implementation;

@@ -5,7 +5,7 @@
 /// The value of the string literal `code` starts with (plain, `r"..."` or
 /// `r#"..."#`), and the code after it; `None` for anything else or an
 /// escape it does not know.
-pub fn string_literal(code: &str) -> Option<(String, &str)> {
+pub(crate) fn string_literal(code: &str) -> Option<(String, &str)> {
     if let Some(rest) = code.strip_prefix("r#\"") {
         let end = rest.find("\"#")?;
         return Some((rest[..end].to_string(), &rest[end + 2..]));

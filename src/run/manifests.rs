@@ -11,8 +11,8 @@ use kepspec_core::Lookup as _;
 use serde_json::Value;
 
 use super::features::InputProblem;
-use crate::sim::resources::{builtins, ResourceInfo};
-use crate::sim::typed;
+use crate::sim::schema as typed;
+use crate::sim::schema::{builtins, ResourceInfo};
 
 /// What a step's docstring is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +56,7 @@ fn base_set() -> Value {
 
 /// The problems of every step of a parsed feature; `text` is the file's
 /// content (for the lines of docstrings).
-pub fn check(feature: &gherkin::Feature, text: &str) -> Vec<InputProblem> {
+pub(crate) fn check(feature: &gherkin::Feature, text: &str) -> Vec<InputProblem> {
     let path = feature
         .path
         .as_ref()
@@ -143,7 +143,7 @@ fn kruise_schema() -> Option<Value> {
         .iter()
         .find(|v| v.get("name").and_then(Value::as_str) == Some("v1beta1"))?
         .as_object()?;
-    crate::sim::structural::schema_of(version)
+    crate::sim::schema::schema_of(version)
 }
 
 /// An Advanced StatefulSet docstring checked against Kruise's schema:
@@ -158,7 +158,7 @@ fn check_kruise_doc(kind: Doc, value: &Value, doc: &str) -> Vec<(usize, String)>
         Doc::Patch => json_patch::merge(&mut whole, value),
         Doc::Required | Doc::Submitted => whole = value.clone(),
     }
-    let mut out: Vec<(usize, String)> = crate::sim::structural::unknown_paths(&schema, &whole)
+    let mut out: Vec<(usize, String)> = crate::sim::schema::custom_unknown_paths(&schema, &whole)
         .into_iter()
         .map(|path| {
             (
@@ -169,7 +169,7 @@ fn check_kruise_doc(kind: Doc, value: &Value, doc: &str) -> Vec<(usize, String)>
         .collect();
     if kind == Doc::Required {
         out.extend(
-            crate::sim::structural::type_errors(&schema, &whole)
+            crate::sim::schema::custom_type_errors(&schema, &whole)
                 .into_iter()
                 .map(|e| (line_of(doc, &e.field), format!("the manifest is not a valid apps.kruise.io/v1beta1 StatefulSet: {}: {}", e.field, e.message()))),
         );

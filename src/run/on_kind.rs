@@ -21,7 +21,7 @@ use crate::report;
 
 /// A kind run, decided.
 #[derive(Debug)]
-pub struct KindRun {
+pub(crate) struct KindRun {
     /// The commands around the scenarios.
     pub plan: KindPlan,
     /// The kind configuration, filtered for the node image's release.
@@ -43,7 +43,7 @@ fn quote(a: &str) -> String {
 
 impl KindRun {
     /// Decides a kind run: nothing is executed.
-    pub fn new(args: &RunArgs, profile: &Profile, root: &Path) -> Result<KindRun, String> {
+    pub(crate) fn new(args: &RunArgs, profile: &Profile, root: &Path) -> Result<KindRun, String> {
         let target = match &args.target {
             TargetChoice::Bundled => KindTarget::Bundled,
             // Upstream and vendors bring their own controller: nothing to build.
@@ -92,7 +92,7 @@ impl KindRun {
     }
 
     /// The inner run's command line, as a shell would read it.
-    pub fn inner_line(&self) -> String {
+    pub(crate) fn inner_line(&self) -> String {
         std::iter::once("kepspec".to_string())
             .chain(self.inner.iter().map(|a| quote(a)))
             .collect::<Vec<_>>()
@@ -144,7 +144,7 @@ fn inner_args(args: &RunArgs, kubeconfig: &Path, gates: &FeatureGates) -> Vec<St
 }
 
 /// Provisions, runs against the written kubeconfig, tears down.
-pub async fn run<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 {
+pub(crate) async fn run<W: ScenarioWorld>(args: &RunArgs, profile: &Profile) -> u8 {
     let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let decided = match KindRun::new(args, profile, &root) {
         Ok(r) => r,

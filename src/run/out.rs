@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Prints `text` and a newline; once the reader has gone, prints nothing.
-pub fn line(text: impl std::fmt::Display) {
+pub(crate) fn line(text: impl std::fmt::Display) {
     text_raw(&format!("{text}\n"));
 }
 
 /// Prints `text` as it is.
-pub fn text_raw(text: &str) {
+pub(crate) fn text_raw(text: &str) {
     if CLOSED.load(Ordering::Relaxed) {
         return;
     }
@@ -23,9 +23,4 @@ pub fn text_raw(text: &str) {
             CLOSED.store(true, Ordering::Relaxed);
         }
     }
-}
-
-/// Whether the reader of standard output has gone.
-pub fn closed() -> bool {
-    CLOSED.load(Ordering::Relaxed)
 }

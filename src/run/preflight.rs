@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::profiles::Profile;
 
 /// How long the probe waits for a controller to acknowledge its set.
-pub const BOUND: Duration = Duration::from_secs(30);
+pub(crate) const BOUND: Duration = Duration::from_secs(30);
 
 /// The probe's manifest: a set of the profile's resource with no replicas.
 fn probe_set(profile: &Profile, name: &str) -> serde_json::Value {
@@ -39,7 +39,11 @@ fn probe_set(profile: &Profile, name: &str) -> serde_json::Value {
 
 /// Why nothing seems to reconcile the target's resource, or Ok when a
 /// controller acknowledged the probe within `bound`.
-pub async fn check(client: &Client, profile: &Profile, bound: Duration) -> Result<(), String> {
+pub(crate) async fn check(
+    client: &Client,
+    profile: &Profile,
+    bound: Duration,
+) -> Result<(), String> {
     let suffix = format!("{:06x}", rand::random::<u32>() & 0x00ff_ffff);
     let ns_name = format!("kepspec-preflight-{suffix}");
     let namespaces: Api<Namespace> = Api::all(client.clone());

@@ -4,15 +4,13 @@
 //! claimed, what ran, what was skipped and why" comes from here, so a run
 //! that selected nothing, or skipped everything, can say so by name.
 
-use std::collections::BTreeMap;
-
 use cucumber::gherkin;
 
 use super::features::Selection;
 
 /// One scenario of the features (an example of an outline counts as one).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RosterEntry {
+pub(crate) struct RosterEntry {
     /// `features/x.feature:12`.
     pub key: String,
     /// The feature file.
@@ -31,7 +29,7 @@ pub struct RosterEntry {
 
 /// The scenarios a run selected, in file order.
 #[derive(Clone, Debug, Default)]
-pub struct Roster {
+pub(crate) struct Roster {
     /// Every selected scenario.
     pub scenarios: Vec<RosterEntry>,
     /// How many scenarios the features hold in all (selected or not).
@@ -39,7 +37,7 @@ pub struct Roster {
 }
 
 /// Every scenario of a feature with its rule.
-pub fn scenarios_of(
+pub(crate) fn scenarios_of(
     f: &gherkin::Feature,
 ) -> impl Iterator<Item = (Option<&gherkin::Rule>, &gherkin::Scenario)> {
     let rules = f
@@ -50,7 +48,7 @@ pub fn scenarios_of(
 }
 
 /// Every tag of a scenario, inherited ones included, with `@`.
-pub fn tags_with_at(
+pub(crate) fn tags_with_at(
     f: &gherkin::Feature,
     rule: Option<&gherkin::Rule>,
     sc: &gherkin::Scenario,
@@ -66,7 +64,7 @@ pub fn tags_with_at(
 impl Roster {
     /// The roster of these features: the scenarios `selection` selects, each
     /// with the skip reason `skip` gives it (None: it runs).
-    pub fn new(
+    pub(crate) fn new(
         features: &[gherkin::Feature],
         selection: &Selection,
         mut skip: impl FnMut(&RosterEntry) -> Option<String>,
@@ -100,21 +98,13 @@ impl Roster {
     }
 
     /// The scenarios that run.
-    pub fn runs(&self) -> impl Iterator<Item = &RosterEntry> {
+    pub(crate) fn runs(&self) -> impl Iterator<Item = &RosterEntry> {
         self.scenarios.iter().filter(|p| p.skip.is_none())
-    }
-
-    /// The scenarios reported as skipped, with why.
-    pub fn skipped(&self) -> BTreeMap<String, String> {
-        self.scenarios
-            .iter()
-            .filter_map(|p| p.skip.clone().map(|r| (p.key.clone(), r)))
-            .collect()
     }
 
     /// The features cut down to the scenarios that run (features left with
     /// none are dropped), for cucumber.
-    pub fn prune(&self, features: &[gherkin::Feature]) -> Vec<gherkin::Feature> {
+    pub(crate) fn prune(&self, features: &[gherkin::Feature]) -> Vec<gherkin::Feature> {
         let runs: std::collections::BTreeSet<&str> = self.runs().map(|p| p.key.as_str()).collect();
         let keep = |f: &gherkin::Feature, s: &gherkin::Scenario| {
             runs.contains(Selection::key(f, s).as_str())
@@ -133,9 +123,10 @@ impl Roster {
             .collect()
     }
 
+    #[cfg(test)]
     /// How many scenarios are skipped, by reason (most frequent first).
-    pub fn skip_reasons(&self) -> Vec<(String, usize)> {
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    pub(crate) fn skip_reasons(&self) -> Vec<(String, usize)> {
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for p in &self.scenarios {
             if let Some(r) = &p.skip {
                 *counts.entry(r.clone()).or_default() += 1;

@@ -69,7 +69,7 @@ fn fnv1a(text: &str) -> u64 {
 
 /// Whether the scenario with `scenario_key` belongs to shard `index` of
 /// `total` (1-based). An index outside `1..=total` holds nothing.
-pub fn shard(index: usize, total: usize, scenario_key: &str) -> bool {
+pub(crate) fn shard(index: usize, total: usize, scenario_key: &str) -> bool {
     if total == 0 || index == 0 || index > total {
         return false;
     }
@@ -81,7 +81,7 @@ pub fn shard(index: usize, total: usize, scenario_key: &str) -> bool {
 /// with `/` separators and no leading `./`, so every job of a matrix (run
 /// from the repository root) computes the same key. For an outline's
 /// example, give the line of its example row.
-pub fn scenario_key(path: &Path, line: usize) -> String {
+pub(crate) fn scenario_key(path: &Path, line: usize) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
     let text = text.trim_start_matches("./");
     format!("{text}:{line}")

@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 static SOURCES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/step_sources.rs"));
 
 /// The line of `docs/src/steps.md` after which the generated catalogue stands.
-pub const MARKER: &str = "<!-- generated: steps -->";
+pub(crate) const MARKER: &str = "<!-- generated: steps -->";
 
 /// One step definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StepDef {
+pub(crate) struct StepDef {
     /// `Given`, `When`, `Then` (several when one function serves several).
     pub keywords: Vec<String>,
     /// The phrase: a cucumber expression, or a regex for the few that need one.
@@ -129,7 +129,7 @@ fn parse_file(file: &str, text: &str) -> Vec<StepDef> {
 }
 
 /// Every step definition, in file order.
-pub fn catalogue() -> Vec<StepDef> {
+pub(crate) fn catalogue() -> Vec<StepDef> {
     SOURCES
         .iter()
         .flat_map(|(file, text)| parse_file(file, text))
@@ -150,7 +150,7 @@ fn parameters(phrase: &str) -> Vec<&str> {
 }
 
 /// The catalogue as Markdown, one table per step file.
-pub fn markdown(steps: &[StepDef]) -> String {
+pub(crate) fn markdown(steps: &[StepDef]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} steps.\n", steps.len());
     let mut current = "";
@@ -192,7 +192,7 @@ pub fn markdown(steps: &[StepDef]) -> String {
 }
 
 /// The catalogue as plain lines for a terminal: keyword, phrase.
-pub fn text(steps: &[StepDef]) -> String {
+pub(crate) fn text(steps: &[StepDef]) -> String {
     let mut out = String::new();
     for s in steps {
         let _ = writeln!(out, "{:<12} {}", s.keywords.join("/"), s.phrase);

@@ -17,7 +17,7 @@ use super::roster::Roster;
 use crate::cli::{Cli, Command, RunArgs};
 use crate::profiles::{FeatureGates, Profile, Version};
 use crate::run::shard::Shard;
-use crate::sim::admission::ApiGates;
+use crate::sim::ApiGates;
 use crate::sim::{ClusterConfig, EmbeddedCluster};
 
 fn root() -> PathBuf {

@@ -12,7 +12,7 @@ use crate::report::model::{self, Status};
 
 /// A `--require` tag expression, parsed.
 #[derive(Clone, Debug)]
-pub struct Requirement {
+pub(crate) struct Requirement {
     /// The expression as the user wrote it.
     pub text: String,
     op: TagOperation,
@@ -20,7 +20,7 @@ pub struct Requirement {
 
 impl Requirement {
     /// Parses `--require EXPR`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let op = text
             .parse::<TagOperation>()
             .map_err(|e| format!("--require: invalid tag expression `{text}`: {e}"))?;
@@ -31,7 +31,7 @@ impl Requirement {
     }
 
     /// Whether a scenario with these tags (with `@`) is one the requirement names.
-    pub fn names(&self, tags: &[String]) -> bool {
+    pub(crate) fn names(&self, tags: &[String]) -> bool {
         self.op
             .eval(tags.iter().map(|t| t.strip_prefix('@').unwrap_or(t)))
     }
@@ -39,7 +39,7 @@ impl Requirement {
 
 /// What a run must show to pass besides no failure.
 #[derive(Clone, Debug, Default)]
-pub struct Expectations {
+pub(crate) struct Expectations {
     /// `--allow-empty`: a run that runs no scenario may pass.
     pub allow_empty: bool,
     /// `--require`: each must select at least one scenario that ran.
@@ -50,7 +50,7 @@ pub struct Expectations {
 
 /// An exit code and the reasons it is not what the scenarios alone say.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The exit code.
     pub code: u8,
     /// Why the run failed although no scenario did (empty, requirements).
@@ -65,7 +65,7 @@ fn ran(s: &model::ScenarioResult) -> bool {
 }
 
 /// The verdict on a finished run.
-pub fn verdict(run: &model::Run, expect: &Expectations) -> Verdict {
+pub(crate) fn verdict(run: &model::Run, expect: &Expectations) -> Verdict {
     let scenarios: Vec<&model::ScenarioResult> =
         run.features.iter().flat_map(|f| &f.scenarios).collect();
     let mut problems = Vec::new();

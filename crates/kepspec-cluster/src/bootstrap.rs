@@ -8,7 +8,7 @@
 //! - pods get `serviceAccountName: default` when they name none, and a pod
 //!   naming a ServiceAccount that does not exist is refused with 403, as
 //!   plugin/pkg/admission/serviceaccount/admission.go does: "service account
-//!   <ns>/<name> was not found, retry after the service account is created".
+//!   `<ns>/<name>` was not found, retry after the service account is created".
 //!
 //! Differences (listed in docs/src/embedded-cluster.md): the default ServiceAccount is made in
 //! the same transaction as its namespace rather than moments later, so no
@@ -22,15 +22,15 @@ use super::status::ApiError;
 use super::store::{Gr, ObjKey};
 
 /// Name of the ServiceAccount pods run as when they name none.
-pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
+pub(crate) const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 
 /// The group/resource of ServiceAccounts.
-pub fn service_accounts() -> Gr {
+pub(crate) fn service_accounts() -> Gr {
     Gr::new("", "serviceaccounts")
 }
 
 /// The ServiceAccount every namespace gets.
-pub fn default_service_account(ns: &str) -> (ObjKey, Value) {
+pub(crate) fn default_service_account(ns: &str) -> (ObjKey, Value) {
     (
         ObjKey::new(&service_accounts(), ns, DEFAULT_SERVICE_ACCOUNT),
         json!({"apiVersion": "v1", "kind": "ServiceAccount",
@@ -42,7 +42,7 @@ pub fn default_service_account(ns: &str) -> (ObjKey, Value) {
 /// controller makes it (pkg/controlplane/controller/kubernetesservice): the
 /// first address of kubeadm's default service range, `https` on 443 to the
 /// apiserver's own port (`port`, where kubeadm's is 6443), no selector.
-pub fn kubernetes_service(port: u16) -> Value {
+pub(crate) fn kubernetes_service(port: u16) -> Value {
     json!({"apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
             "labels": {"component": "apiserver", "provider": "kubernetes"}},
@@ -54,7 +54,7 @@ pub fn kubernetes_service(port: u16) -> Value {
 /// The `default/kubernetes` Endpoints naming the apiserver's address, as the
 /// lease endpoint reconciler writes it (pkg/controlplane/reconcilers):
 /// labelled `endpointslice.kubernetes.io/skip-mirror: "true"`, one subset.
-pub fn kubernetes_endpoints(addr: std::net::SocketAddr) -> Value {
+pub(crate) fn kubernetes_endpoints(addr: std::net::SocketAddr) -> Value {
     json!({"apiVersion": "v1", "kind": "Endpoints",
         "metadata": {"name": "kubernetes", "namespace": "default",
             "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
@@ -65,7 +65,7 @@ pub fn kubernetes_endpoints(addr: std::net::SocketAddr) -> Value {
 /// The `default/kubernetes` EndpointSlice the same reconciler writes beside
 /// the Endpoints (its endpointsadapter): named as the Service, labelled
 /// only with `kubernetes.io/service-name`.
-pub fn kubernetes_endpoint_slice(addr: std::net::SocketAddr) -> Value {
+pub(crate) fn kubernetes_endpoint_slice(addr: std::net::SocketAddr) -> Value {
     let family = if addr.is_ipv6() { "IPv6" } else { "IPv4" };
     json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
         "metadata": {"name": "kubernetes", "namespace": "default",
@@ -77,7 +77,7 @@ pub fn kubernetes_endpoint_slice(addr: std::net::SocketAddr) -> Value {
 
 /// Active namespaces (in `objects`) whose default ServiceAccount is missing:
 /// what the serviceaccount controller would make again (pure).
-pub fn missing_service_accounts<V: std::borrow::Borrow<Value>>(
+pub(crate) fn missing_service_accounts<V: std::borrow::Borrow<Value>>(
     objects: &[(ObjKey, V)],
 ) -> Vec<String> {
     let ns_gr = Gr::new("", "namespaces");
@@ -99,7 +99,11 @@ pub fn missing_service_accounts<V: std::borrow::Borrow<Value>>(
 
 /// ServiceAccount admission of a pod being created in `ns`: defaults the
 /// account's name, then requires the account to exist (`exists`).
-pub fn admit_pod(pod: &mut Value, ns: &str, exists: impl Fn(&str) -> bool) -> Result<(), ApiError> {
+pub(crate) fn admit_pod(
+    pod: &mut Value,
+    ns: &str,
+    exists: impl Fn(&str) -> bool,
+) -> Result<(), ApiError> {
     let name = pod["metadata"]["name"]
         .as_str()
         .or_else(|| pod["metadata"]["generateName"].as_str())

@@ -18,7 +18,7 @@ const RENAMED: &[(&str, &str)] = &[
 ];
 
 /// Whether `info` is the `events.k8s.io` view of core Events.
-pub fn is_events_v1(info: &ResourceInfo) -> bool {
+pub(crate) fn is_events_v1(info: &ResourceInfo) -> bool {
     info.group == "events.k8s.io" && info.plural == "events"
 }
 
@@ -36,7 +36,7 @@ fn rename(
 }
 
 /// A stored core/v1 Event as `events.k8s.io/v1`.
-pub fn core_to_events_v1(core: &Value) -> Value {
+pub(crate) fn core_to_events_v1(core: &Value) -> Value {
     let mut m = rename(core, RENAMED.iter().map(|(v1, c)| (*c, *v1)));
     m.insert("apiVersion".into(), json!("events.k8s.io/v1"));
     m.insert("kind".into(), json!("Event"));
@@ -44,7 +44,7 @@ pub fn core_to_events_v1(core: &Value) -> Value {
 }
 
 /// An `events.k8s.io/v1` Event in its stored core/v1 form.
-pub fn events_v1_to_core(ev: &Value) -> Value {
+pub(crate) fn events_v1_to_core(ev: &Value) -> Value {
     let mut m = rename(ev, RENAMED.iter().copied());
     m.insert("apiVersion".into(), json!("v1"));
     m.insert("kind".into(), json!("Event"));
@@ -52,7 +52,7 @@ pub fn events_v1_to_core(ev: &Value) -> Value {
 }
 
 /// The stored (core/v1) name of an `events.k8s.io/v1` field path, for field selectors.
-pub fn core_field(field: &str) -> String {
+pub(crate) fn core_field(field: &str) -> String {
     for (v1, core) in RENAMED {
         if field == *v1 {
             return core.to_string();

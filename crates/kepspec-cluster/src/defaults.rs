@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 /// Fills in a Service's cluster IP(s) and the fields upstream defaults with it.
 /// `seed` picks the address (the current resourceVersion keeps them unique).
-pub fn service(obj: &mut Value, seed: u64) {
+pub(crate) fn service(obj: &mut Value, seed: u64) {
     let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };

@@ -10,7 +10,7 @@ use super::store::{ObjKey, Txn};
 
 /// `propagationPolicy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Propagation {
+pub(crate) enum Propagation {
     /// Dependents are deleted by the garbage collector after the owner is gone.
     Background,
     /// The owner stays (with the `foregroundDeletion` finalizer) until blocking dependents are gone.
@@ -21,7 +21,7 @@ pub enum Propagation {
 
 impl Propagation {
     /// Parses the wire value.
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         match s {
             "Background" => Some(Propagation::Background),
             "Foreground" => Some(Propagation::Foreground),
@@ -33,7 +33,7 @@ impl Propagation {
 
 /// `DeleteOptions` as the server uses them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct DeleteOpts {
+pub(crate) struct DeleteOpts {
     /// `gracePeriodSeconds`.
     pub grace_period_seconds: Option<i64>,
     /// `propagationPolicy` (or the deprecated `orphanDependents`).
@@ -51,7 +51,7 @@ pub struct DeleteOpts {
 
 impl DeleteOpts {
     /// Reads a `DeleteOptions` body (fields absent stay unset).
-    pub fn merge_body(&mut self, body: &Value) -> Result<(), ApiError> {
+    pub(crate) fn merge_body(&mut self, body: &Value) -> Result<(), ApiError> {
         if let Some(g) = body.get("gracePeriodSeconds").filter(|v| !v.is_null()) {
             self.grace_period_seconds =
                 Some(g.as_i64().ok_or_else(|| {
@@ -88,7 +88,7 @@ impl DeleteOpts {
 }
 
 /// The 422 for an unknown propagation policy.
-pub fn bad_policy(p: &str) -> ApiError {
+pub(crate) fn bad_policy(p: &str) -> ApiError {
     ApiError::invalid(
         "",
         "DeleteOptions",
@@ -103,7 +103,7 @@ pub fn bad_policy(p: &str) -> ApiError {
 
 /// The result of a delete.
 #[derive(Clone, Debug, PartialEq)]
-pub enum DeleteOutcome {
+pub(crate) enum DeleteOutcome {
     /// Removed from storage; the last state.
     Deleted(Value),
     /// Still stored, with a deletionTimestamp (grace period or finalizers pending).
@@ -130,7 +130,7 @@ fn pod_grace(obj: &Value, requested: Option<i64>) -> i64 {
 }
 
 /// Deletes (or starts deleting) one object.
-pub fn delete_in(
+pub(crate) fn delete_in(
     txn: &mut Txn<'_>,
     info: &ResourceInfo,
     ns: &str,

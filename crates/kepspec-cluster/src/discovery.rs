@@ -10,7 +10,7 @@ use super::resources::ResourceInfo;
 /// `/version` for a server of `v` (its patch 0 when not given). The
 /// emulation and compatibility fields exist from v1.33
 /// (k8s.io/apimachinery/pkg/version/types.go, kubernetes PR #130019).
-pub fn version(v: kepspec_core::Version) -> Value {
+pub(crate) fn version(v: kepspec_core::Version) -> Value {
     let patch = v.patch.unwrap_or(0);
     let mut out = json!({
         "major": v.major.to_string(),
@@ -38,7 +38,7 @@ pub fn version(v: kepspec_core::Version) -> Value {
 }
 
 /// `/api`.
-pub fn core_versions(server_address: &str) -> Value {
+pub(crate) fn core_versions(server_address: &str) -> Value {
     json!({
         "kind": "APIVersions",
         "versions": ["v1"],
@@ -67,7 +67,7 @@ fn group_entry(group: &str, versions: &[String]) -> Value {
 }
 
 /// `/apis`.
-pub fn group_list(all: &[ResourceInfo]) -> Value {
+pub(crate) fn group_list(all: &[ResourceInfo]) -> Value {
     let groups: Vec<Value> = group_versions(all)
         .iter()
         .map(|(g, vs)| group_entry(g, vs))
@@ -76,7 +76,7 @@ pub fn group_list(all: &[ResourceInfo]) -> Value {
 }
 
 /// `/apis/<group>`, if the group is served.
-pub fn group(all: &[ResourceInfo], group: &str) -> Option<Value> {
+pub(crate) fn group(all: &[ResourceInfo], group: &str) -> Option<Value> {
     let gvs = group_versions(all);
     let vs = gvs.get(group)?;
     let mut g = group_entry(group, vs);
@@ -99,7 +99,7 @@ const VERBS: [&str; 8] = [
 ];
 
 /// `/api/v1` or `/apis/<group>/<version>`, if served.
-pub fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
+pub(crate) fn resource_list(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
     for r in all
         .iter()
@@ -158,7 +158,7 @@ fn gv_path(group: &str, version: &str) -> String {
 }
 
 /// `/openapi/v3`: the index of per-group-version documents.
-pub fn openapi_v3_index(all: &[ResourceInfo]) -> Value {
+pub(crate) fn openapi_v3_index(all: &[ResourceInfo]) -> Value {
     let mut paths = serde_json::Map::new();
     for r in all {
         let p = gv_path(&r.group, &r.version);
@@ -192,7 +192,7 @@ fn hash_hint(all: &[ResourceInfo], group: &str, version: &str) -> String {
 /// `/openapi/v3/<gv path>`: operations with their group-version-kind and the
 /// `fieldValidation` parameter, so clients know server-side validation
 /// exists, and the schemas of the built-in kinds ([`super::openapi`]).
-pub fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
+pub(crate) fn openapi_v3_doc(all: &[ResourceInfo], group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
     let fv = json!({"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}});
     let dry =
@@ -273,7 +273,7 @@ mod tests {
 /// The `apidiscovery.k8s.io` version (`v2` or `v2beta1`) of the aggregated
 /// discovery document an `Accept` header asks for first, if any (client-go
 /// and kubectl ask for `as=APIGroupDiscoveryList` before the legacy form).
-pub fn wants_aggregated(accept: &str) -> Option<&'static str> {
+pub(crate) fn wants_aggregated(accept: &str) -> Option<&'static str> {
     super::api::asked_as(
         accept,
         |media| media == "application/json",
@@ -332,7 +332,7 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
 /// The aggregated discovery document of `/api` (`core`) or `/apis`
 /// (KEP-3352's `APIGroupDiscoveryList`): every group with every served
 /// version and its resources, the preferred version first.
-pub fn aggregated(all: &[ResourceInfo], core: bool, version: &str) -> Value {
+pub(crate) fn aggregated(all: &[ResourceInfo], core: bool, version: &str) -> Value {
     let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Value>>> = BTreeMap::new();
     for r in all.iter().filter(|r| r.group.is_empty() == core) {
         groups

@@ -50,7 +50,7 @@ fn top_level(info: &ResourceInfo) -> Option<&'static [&'static str]> {
 }
 
 /// The unknown fields of an object, as upstream names them (`spce`, `metadata.lables`).
-pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
+pub(crate) fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
     if let Some(Ok(typed)) = super::typed::round_trip(info, obj) {
         return super::typed::unknown_paths(obj, &typed);
     }
@@ -84,7 +84,7 @@ pub fn unknown_fields(info: &ResourceInfo, obj: &Value) -> Vec<String> {
 }
 
 /// Drops unknown fields, as decoding into the typed object does upstream.
-pub fn prune(info: &ResourceInfo, obj: &mut Value) {
+pub(crate) fn prune(info: &ResourceInfo, obj: &mut Value) {
     let unknown = unknown_fields(info, obj);
     if info.schema.is_some() {
         super::structural::prune(obj, &unknown);
@@ -117,7 +117,7 @@ pub fn prune(info: &ResourceInfo, obj: &mut Value) {
 
 /// What the request asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldValidation {
+pub(crate) enum FieldValidation {
     /// Reject unknown fields (400).
     Strict,
     /// Accept, with a `Warning` header per unknown field (the server default).
@@ -128,7 +128,7 @@ pub enum FieldValidation {
 
 impl FieldValidation {
     /// From the `fieldValidation` query parameter.
-    pub fn parse(p: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn parse(p: Option<&str>) -> Result<Self, String> {
         match p.unwrap_or("") {
             "Strict" => Ok(FieldValidation::Strict),
             "" | "Warn" => Ok(FieldValidation::Warn),
@@ -141,7 +141,7 @@ impl FieldValidation {
 }
 
 /// The message upstream uses for strict decoding failures.
-pub fn strict_message(unknown: &[String]) -> String {
+pub(crate) fn strict_message(unknown: &[String]) -> String {
     let parts: Vec<String> = unknown
         .iter()
         .map(|f| format!("unknown field {f:?}"))

@@ -47,34 +47,64 @@
 //!   pass found ([`gc::matters`]), at most every 25 ms in a burst
 //!   (upstream's run with informer delays).
 
-pub mod admission;
-pub mod api;
-pub mod bootstrap;
-pub mod convert;
-pub mod defaults;
-pub mod delete;
-pub mod discovery;
+#![warn(unreachable_pub)]
+
+mod admission;
+mod api;
+mod bootstrap;
+mod convert;
+mod defaults;
+mod delete;
+mod discovery;
 pub mod faults;
-pub mod fields;
-pub mod gc;
-pub mod managed;
-pub mod meta;
-pub mod nodes;
-pub mod objects;
-pub mod openapi;
-pub mod patch;
-pub mod proto;
-pub mod rbac;
-pub mod resources;
-pub mod selector;
+mod fields;
+mod gc;
+mod managed;
+mod meta;
+mod nodes;
+mod objects;
+mod openapi;
+mod patch;
+mod proto;
+mod rbac;
+mod resources;
+mod selector;
 pub mod stale;
-pub mod status;
-pub mod storage_class;
-pub mod storage_protection;
-pub mod store;
-pub mod structural;
-pub mod typed;
-pub mod update;
+mod status;
+mod storage_class;
+mod storage_protection;
+mod store;
+mod structural;
+mod typed;
+mod update;
+
+pub use admission::ApiGates;
+pub use nodes::{NodeSimConfig, NodeSpec};
+pub use patch::apply_strategic_merge_patch;
+pub use store::Gr;
+
+/// What a client checks against before it sends an object: the built-in
+/// resources this apiserver serves and how it decodes them, and a custom
+/// resource's structural schema.
+pub mod schema {
+    pub use crate::resources::{builtins, ResourceInfo};
+    pub use crate::structural::{
+        schema_of, type_errors as custom_type_errors, unknown_paths as custom_unknown_paths,
+    };
+    pub use crate::typed::{round_trip, unknown_paths};
+}
+
+/// The Protocol Buffers codec of the built-in kinds, as `kubectl` and
+/// client-go speak it.
+pub mod protobuf {
+    pub use crate::proto::{decode, encode};
+}
+
+/// The default StorageClass the cluster starts with, and how one is marked
+/// default.
+pub mod storage {
+    pub use crate::storage_class::{default_class, IS_DEFAULT};
+}
 
 #[cfg(test)]
 mod tests;

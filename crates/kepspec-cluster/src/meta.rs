@@ -4,7 +4,7 @@ use rand::Rng;
 use serde_json::{json, Map, Value};
 
 /// A random RFC 4122 version-4 uuid in its canonical text form.
-pub fn new_uid() -> String {
+pub(crate) fn new_uid() -> String {
     let mut b: [u8; 16] = rand::rng().random();
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
@@ -20,17 +20,17 @@ pub fn new_uid() -> String {
 }
 
 /// Now as RFC 3339 with second precision (`2026-01-02T03:04:05Z`).
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     rfc3339(jiff::Timestamp::now())
 }
 
 /// A timestamp as RFC 3339 with second precision.
-pub fn rfc3339(t: jiff::Timestamp) -> String {
+pub(crate) fn rfc3339(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Now plus `secs` seconds, RFC 3339.
-pub fn now_plus_rfc3339(secs: i64) -> String {
+pub(crate) fn now_plus_rfc3339(secs: i64) -> String {
     let now = jiff::Timestamp::now();
     let t = now
         .checked_add(jiff::SignedDuration::from_secs(secs))
@@ -39,7 +39,7 @@ pub fn now_plus_rfc3339(secs: i64) -> String {
 }
 
 /// `generateName` + 5 characters from upstream's alphabet (no vowels, no confusables).
-pub fn generate_name(prefix: &str) -> String {
+pub(crate) fn generate_name(prefix: &str) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut rng = rand::rng();
     let suffix: String = (0..5)
@@ -51,7 +51,7 @@ pub fn generate_name(prefix: &str) -> String {
 }
 
 /// Mutable access to `metadata`, creating it if absent or not an object.
-pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+pub(crate) fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
     if !obj.is_object() {
         *obj = json!({});
     }
@@ -69,12 +69,12 @@ pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
 }
 
 /// A string field of `metadata`.
-pub fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
+pub(crate) fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
     obj.get("metadata")?.get(field)?.as_str()
 }
 
 /// `metadata.finalizers` as strings.
-pub fn finalizers(obj: &Value) -> Vec<String> {
+pub(crate) fn finalizers(obj: &Value) -> Vec<String> {
     obj["metadata"]["finalizers"]
         .as_array()
         .map(|a| {
@@ -86,7 +86,7 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
 }
 
 /// Sets `metadata.finalizers` (removing the field when empty).
-pub fn set_finalizers(obj: &mut Value, f: &[String]) {
+pub(crate) fn set_finalizers(obj: &mut Value, f: &[String]) {
     let m = meta_mut(obj);
     if f.is_empty() {
         m.remove("finalizers");
@@ -96,7 +96,7 @@ pub fn set_finalizers(obj: &mut Value, f: &[String]) {
 }
 
 /// Finalizers that block removal: metadata.finalizers plus, for namespaces, spec.finalizers.
-pub fn blocking_finalizers(obj: &Value, is_namespace: bool) -> usize {
+pub(crate) fn blocking_finalizers(obj: &Value, is_namespace: bool) -> usize {
     let mut n = finalizers(obj).len();
     if is_namespace {
         n += obj["spec"]["finalizers"].as_array().map_or(0, Vec::len);
@@ -104,20 +104,8 @@ pub fn blocking_finalizers(obj: &Value, is_namespace: bool) -> usize {
     n
 }
 
-/// `metadata.ownerReferences` uids.
-pub fn owner_uids(obj: &Value) -> Vec<String> {
-    obj["metadata"]["ownerReferences"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r["uid"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Whether `name` is a valid DNS-1123 subdomain (the default object-name rule).
-pub fn is_dns1123_subdomain(name: &str) -> bool {
+pub(crate) fn is_dns1123_subdomain(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && name.split('.').all(|l| {
@@ -130,7 +118,7 @@ pub fn is_dns1123_subdomain(name: &str) -> bool {
 }
 
 /// Whether `name` is a valid DNS-1123 label (namespace names).
-pub fn is_dns1123_label(name: &str) -> bool {
+pub(crate) fn is_dns1123_label(name: &str) -> bool {
     name.len() <= 63 && !name.contains('.') && is_dns1123_subdomain(name)
 }
 

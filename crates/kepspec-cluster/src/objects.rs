@@ -11,11 +11,11 @@ use super::resources::ResourceInfo;
 use super::status::{ApiError, Cause};
 use super::store::{Gr, ObjKey, Txn};
 
-pub use super::update::update_in;
+pub(crate) use super::update::update_in;
 
 /// Which part of an object a write addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// The main resource (status changes are ignored when a status subresource exists).
     Main,
     /// The `status` subresource (everything but status is ignored).
@@ -28,7 +28,7 @@ pub enum Target {
 /// The namespace partition key.
 /// A write made through the API: the admission gates in force and the
 /// field manager it is recorded for.
-pub struct ApiWrite<'a> {
+pub(crate) struct ApiWrite<'a> {
     /// Admission gates.
     pub gates: &'a ApiGates,
     /// Who writes (`fieldManager`, or the User-Agent's prefix).
@@ -36,7 +36,7 @@ pub struct ApiWrite<'a> {
 }
 
 /// The part of the object a write to `target` may own.
-pub fn scope(info: &ResourceInfo, target: Target) -> managed::Scope {
+pub(crate) fn scope(info: &ResourceInfo, target: Target) -> managed::Scope {
     match target {
         Target::Status => managed::Scope::Status,
         Target::Main | Target::EphemeralContainers => managed::Scope::Main {
@@ -48,7 +48,7 @@ pub fn scope(info: &ResourceInfo, target: Target) -> managed::Scope {
 /// Sets the managedFields a write stores: recorded for an update, kept as
 /// computed for an apply (`sent`), carried over from `old` for an
 /// in-process writer.
-pub fn record_fields(
+pub(crate) fn record_fields(
     info: &ResourceInfo,
     target: Target,
     old: Option<&Value>,
@@ -77,7 +77,7 @@ pub fn record_fields(
     }
 }
 
-pub fn namespaces_gr() -> Gr {
+pub(crate) fn namespaces_gr() -> Gr {
     Gr::new("", "namespaces")
 }
 
@@ -117,7 +117,6 @@ pub(super) fn admit(
     }
     let mut req = AdmissionRequest {
         group: &info.group,
-        version: &info.version,
         resource: &info.plural,
         operation: op,
         object: obj,
@@ -152,7 +151,11 @@ pub(super) fn admit(
 
 /// The validation of a write to a pod's `ephemeralcontainers`
 /// (`ValidatePodEphemeralContainersUpdate`), as a 422.
-pub fn admit_ephemeral(info: &ResourceInfo, new: &Value, old: &Value) -> Result<(), ApiError> {
+pub(crate) fn admit_ephemeral(
+    info: &ResourceInfo,
+    new: &Value,
+    old: &Value,
+) -> Result<(), ApiError> {
     let errs = admission::ephemeral_update_errors(new, old);
     if errs.is_empty() {
         return Ok(());
@@ -184,7 +187,7 @@ fn invalid_error(info: &ResourceInfo, inv: admission::Invalid) -> ApiError {
 }
 
 /// Checks `apiVersion`/`kind` of a request body against the endpoint and fills them in.
-pub fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> {
+pub(crate) fn check_type(info: &ResourceInfo, obj: &mut Value) -> Result<(), ApiError> {
     let Some(map) = obj.as_object_mut() else {
         return Err(ApiError::bad_request(
             "the object provided is not a JSON object",
@@ -296,7 +299,7 @@ fn drop_empty_meta(m: &mut serde_json::Map<String, Value>) {
 }
 
 /// Fails a create with 404 (or 403 while terminating) unless the namespace is usable.
-pub fn check_namespace(
+pub(crate) fn check_namespace(
     txn: &Txn<'_>,
     info: &ResourceInfo,
     ns: &str,
@@ -420,7 +423,7 @@ fn set_on_create(obj: &Value) -> bool {
 
 /// Creates an object in `ns` (ignored for cluster-scoped resources).
 /// `by` = `None` skips admission and field ownership (in-process writers).
-pub fn create_in(
+pub(crate) fn create_in(
     txn: &mut Txn<'_>,
     info: &ResourceInfo,
     ns: &str,
@@ -544,7 +547,7 @@ pub fn create_in(
 }
 
 /// Makes namespace `ns`'s default ServiceAccount (see `bootstrap`).
-pub fn create_default_service_account(txn: &mut Txn<'_>, ns: &str) {
+pub(crate) fn create_default_service_account(txn: &mut Txn<'_>, ns: &str) {
     let (key, mut sa) = super::bootstrap::default_service_account(ns);
     if txn.get(&key).is_some() {
         return;

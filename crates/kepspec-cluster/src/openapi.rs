@@ -28,7 +28,7 @@ type ByVersion = BTreeMap<(&'static str, &'static str), Map<String, Value>>;
 /// The definitions of every built-in kind of `group/version` and of every
 /// type they use, or an empty map for a group-version without built-in
 /// kinds.
-pub fn schemas(group: &str, version: &str) -> Map<String, Value> {
+pub(crate) fn schemas(group: &str, version: &str) -> Map<String, Value> {
     static ALL: OnceLock<ByVersion> = OnceLock::new();
     ALL.get_or_init(generate)
         .get(&(group, version))

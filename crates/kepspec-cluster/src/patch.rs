@@ -7,7 +7,7 @@ use super::managed::{self, ListType};
 
 /// The patch flavours the server accepts, by content type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchType {
+pub(crate) enum PatchType {
     /// `application/json-patch+json`
     Json,
     /// `application/merge-patch+json`
@@ -20,7 +20,7 @@ pub enum PatchType {
 
 impl PatchType {
     /// Maps a Content-Type (parameters ignored) to a patch type.
-    pub fn from_content_type(ct: &str) -> Option<Self> {
+    pub(crate) fn from_content_type(ct: &str) -> Option<Self> {
         let base = ct.split(';').next().unwrap_or("").trim();
         match base {
             "application/json-patch+json" => Some(PatchType::Json),
@@ -36,7 +36,7 @@ impl PatchType {
 
 /// Why a patch could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PatchError {
+pub(crate) enum PatchError {
     /// The patch document itself is malformed (upstream: 400).
     Decode(String),
     /// The patch is well-formed but does not apply, e.g. a failed `test` (upstream: 422).
@@ -44,7 +44,7 @@ pub enum PatchError {
 }
 
 /// Applies an RFC 6902 JSON patch.
-pub fn apply_json_patch(doc: &Value, patch: &Value) -> Result<Value, PatchError> {
+pub(crate) fn apply_json_patch(doc: &Value, patch: &Value) -> Result<Value, PatchError> {
     let ops: json_patch::Patch = serde_json::from_value(patch.clone())
         .map_err(|e| PatchError::Decode(format!("invalid JSON patch: {e}")))?;
     let mut out = doc.clone();
@@ -53,7 +53,7 @@ pub fn apply_json_patch(doc: &Value, patch: &Value) -> Result<Value, PatchError>
 }
 
 /// Applies an RFC 7386 merge patch.
-pub fn apply_merge_patch(doc: &Value, patch: &Value) -> Value {
+pub(crate) fn apply_merge_patch(doc: &Value, patch: &Value) -> Value {
     let mut out = doc.clone();
     json_patch::merge(&mut out, patch);
     out

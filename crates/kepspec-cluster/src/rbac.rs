@@ -27,9 +27,9 @@ use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
 /// The label every bootstrap RBAC object carries.
-pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
+pub(crate) const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
 /// The annotation every bootstrap RBAC object carries.
-pub const AUTOUPDATE: (&str, &str) = ("rbac.authorization.kubernetes.io/autoupdate", "true");
+pub(crate) const AUTOUPDATE: (&str, &str) = ("rbac.authorization.kubernetes.io/autoupdate", "true");
 
 const AGGREGATE_TO_ADMIN: &str = "rbac.authorization.k8s.io/aggregate-to-admin";
 const AGGREGATE_TO_EDIT: &str = "rbac.authorization.k8s.io/aggregate-to-edit";
@@ -272,7 +272,7 @@ fn aggregate_to_view_rules() -> Value {
 /// `view`) holding what [`aggregate`] gathers into them from the others, as
 /// kube-controller-manager's aggregation controller leaves them on a fresh
 /// cluster. Worked out once per process.
-pub fn cluster_roles() -> Vec<Value> {
+pub(crate) fn cluster_roles() -> Vec<Value> {
     static ROLES: OnceLock<Vec<Value>> = OnceLock::new();
     ROLES
         .get_or_init(|| settled(declared_cluster_roles()))
@@ -389,7 +389,7 @@ fn group(name: &str) -> Value {
 
 /// The bootstrap ClusterRoleBindings of the served roles (each named as its
 /// role).
-pub fn cluster_role_bindings() -> Vec<Value> {
+pub(crate) fn cluster_role_bindings() -> Vec<Value> {
     let binding = |name: &str, subjects: Vec<Value>| {
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
             "metadata": metadata(name, None),
@@ -415,7 +415,7 @@ pub fn cluster_role_bindings() -> Vec<Value> {
 /// differ from its own, as `(name, rules)`. Run until it returns nothing:
 /// an aggregated role may feed another (`view` feeds `edit`, `edit` feeds
 /// `admin`).
-pub fn aggregate(roles: &[&Value]) -> Vec<(String, Value)> {
+pub(crate) fn aggregate(roles: &[&Value]) -> Vec<(String, Value)> {
     let mut sorted: Vec<&Value> = roles.to_vec();
     sorted.sort_by(|a, b| name(a).cmp(name(b)));
     let mut out = Vec::new();

@@ -434,7 +434,7 @@ fn strs(v: &Value) -> Vec<String> {
 }
 
 /// The served versions of one stored CustomResourceDefinition.
-pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
+pub(crate) fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
     let spec = &crd["spec"];
     let group = spec["group"].as_str().unwrap_or_default();
     let names = &spec["names"];
@@ -515,7 +515,7 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceInfo> {
 }
 
 /// Every served resource: built-ins plus custom resources.
-pub fn all(store: &Store) -> Vec<ResourceInfo> {
+pub(crate) fn all(store: &Store) -> Vec<ResourceInfo> {
     let mut out = builtins();
     let (crds, _) = store.list(
         &Gr::new("apiextensions.k8s.io", "customresourcedefinitions"),
@@ -528,7 +528,12 @@ pub fn all(store: &Store) -> Vec<ResourceInfo> {
 }
 
 /// Looks up `group/version/plural`.
-pub fn find(store: &Store, group: &str, version: &str, plural: &str) -> Option<ResourceInfo> {
+pub(crate) fn find(
+    store: &Store,
+    group: &str,
+    version: &str,
+    plural: &str,
+) -> Option<ResourceInfo> {
     if let Some(b) = BUILTINS
         .iter()
         .find(|b| b.group == group && b.plural == plural && version == "v1")
@@ -538,13 +543,6 @@ pub fn find(store: &Store, group: &str, version: &str, plural: &str) -> Option<R
     all(store)
         .into_iter()
         .find(|r| !r.builtin && r.group == group && r.version == version && r.plural == plural)
-}
-
-/// Whether any resource is served in `group/version`.
-pub fn group_version_exists(store: &Store, group: &str, version: &str) -> bool {
-    all(store)
-        .iter()
-        .any(|r| r.group == group && r.version == version)
 }
 
 #[cfg(test)]

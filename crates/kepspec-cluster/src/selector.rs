@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// One label requirement.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Requirement {
+pub(crate) enum Requirement {
     /// `key` (exists)
     Exists(String),
     /// `!key`
@@ -21,7 +21,7 @@ pub enum Requirement {
 
 /// A parsed label selector; empty matches everything.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LabelSelector(pub Vec<Requirement>);
+pub(crate) struct LabelSelector(pub Vec<Requirement>);
 
 fn split_top_level(s: &str) -> Vec<String> {
     let mut parts = Vec::new();
@@ -127,7 +127,7 @@ fn parse_requirement(p: &str) -> Result<Requirement, String> {
 
 impl LabelSelector {
     /// Parses the `labelSelector` query parameter syntax.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         split_top_level(s)
             .iter()
             .map(|p| parse_requirement(p))
@@ -137,7 +137,7 @@ impl LabelSelector {
     }
 
     /// Whether an object's labels satisfy every requirement.
-    pub fn matches(&self, obj: &Value) -> bool {
+    pub(crate) fn matches(&self, obj: &Value) -> bool {
         let labels = &obj["metadata"]["labels"];
         let get = |k: &str| labels.get(k).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
@@ -157,7 +157,7 @@ impl LabelSelector {
 
 /// One field requirement: `path` equals (or not) `value`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FieldRequirement {
+pub(crate) struct FieldRequirement {
     /// Dotted field path, e.g. `spec.nodeName`.
     pub field: String,
     /// Expected value.
@@ -168,7 +168,7 @@ pub struct FieldRequirement {
 
 /// A parsed field selector; empty matches everything.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct FieldSelector(pub Vec<FieldRequirement>);
+pub(crate) struct FieldSelector(pub Vec<FieldRequirement>);
 
 /// The field labels a resource supports beyond `metadata.name`/`metadata.namespace`.
 fn supported_fields(group: &str, plural: &str) -> &'static [&'static str] {
@@ -233,7 +233,7 @@ fn field_value(obj: &Value, field: &str) -> String {
 impl FieldSelector {
     /// Parses the `fieldSelector` syntax for one resource; unsupported fields are an error
     /// (`field label not supported: x`), as upstream.
-    pub fn parse(s: &str, group: &str, plural: &str) -> Result<Self, String> {
+    pub(crate) fn parse(s: &str, group: &str, plural: &str) -> Result<Self, String> {
         let mut reqs = Vec::new();
         for p in split_top_level(s) {
             let (field, value, negated) = if let Some((f, v)) = p.split_once("!=") {
@@ -267,18 +267,10 @@ impl FieldSelector {
     }
 
     /// Whether the object satisfies every requirement.
-    pub fn matches(&self, obj: &Value) -> bool {
+    pub(crate) fn matches(&self, obj: &Value) -> bool {
         self.0
             .iter()
             .all(|r| (field_value(obj, &r.field) == r.value) != r.negated)
-    }
-
-    /// The exact name this selector pins, if any (`metadata.name=x`).
-    pub fn pinned_name(&self) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|r| r.field == "metadata.name" && !r.negated)
-            .map(|r| r.value.as_str())
     }
 }
 
@@ -333,7 +325,6 @@ mod tests {
         let o = obj(json!({}));
         let f = FieldSelector::parse("metadata.name=a,spec.nodeName!=n2", "", "pods").unwrap();
         assert!(f.matches(&o));
-        assert_eq!(f.pinned_name(), Some("a"));
         let f = FieldSelector::parse("spec.nodeName=n2", "", "pods").unwrap();
         assert!(!f.matches(&o));
         assert_eq!(

@@ -55,7 +55,7 @@ impl std::ops::DerefMut for ApiError {
 }
 
 /// `resource.group` as upstream prints it in messages (`statefulsets.apps`, `pods`).
-pub fn qualified(resource: &str, group: &str) -> String {
+pub(crate) fn qualified(resource: &str, group: &str) -> String {
     if group.is_empty() {
         resource.to_string()
     } else {
@@ -286,7 +286,7 @@ impl std::error::Error for ApiError {}
 /// The `Status` body of a successful delete of an object that is gone at once
 /// (upstream returns the object itself for most resources; this is used where
 /// there is no object to return).
-pub fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Value {
+pub(crate) fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Value {
     json!({
         "kind": "Status",
         "apiVersion": "v1",

@@ -15,17 +15,17 @@ use super::store::Gr;
 /// The annotation that makes a class the default.
 pub const IS_DEFAULT: &str = "storageclass.kubernetes.io/is-default-class";
 /// Its beta form, still honoured upstream.
-pub const BETA_IS_DEFAULT: &str = "storageclass.beta.kubernetes.io/is-default-class";
+pub(crate) const BETA_IS_DEFAULT: &str = "storageclass.beta.kubernetes.io/is-default-class";
 /// The claim annotation that names a class in place of `spec.storageClassName`.
-pub const BETA_CLAIM_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
+pub(crate) const BETA_CLAIM_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
 
 /// The group/resource of StorageClasses.
-pub fn storage_classes() -> Gr {
+pub(crate) fn storage_classes() -> Gr {
     Gr::new("storage.k8s.io", "storageclasses")
 }
 
 /// kind's default StorageClass.
-pub fn kind_default() -> Value {
+pub(crate) fn kind_default() -> Value {
     json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
         "metadata": {"name": "standard", "annotations": {IS_DEFAULT: "true"}},
         "provisioner": "rancher.io/local-path",
@@ -71,7 +71,7 @@ fn has_class(claim: &Value) -> bool {
 }
 
 /// The DefaultStorageClass admission of a claim being created.
-pub fn admit_claim(claim: &mut Value, classes: impl FnOnce() -> Vec<Value>) {
+pub(crate) fn admit_claim(claim: &mut Value, classes: impl FnOnce() -> Vec<Value>) {
     if has_class(claim) {
         return;
     }

@@ -15,12 +15,12 @@ use super::meta::finalizers;
 use super::store::{Gr, ObjKey};
 
 /// The claim finalizer.
-pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+pub(crate) const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
 /// The volume finalizer.
-pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+pub(crate) const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
 
 /// The admission plugin: a new claim or volume gets its finalizer.
-pub fn admit_create(resource: &str, obj: &mut Value) {
+pub(crate) fn admit_create(resource: &str, obj: &mut Value) {
     let finalizer = match resource {
         "persistentvolumeclaims" => PVC_PROTECTION,
         "persistentvolumes" => PV_PROTECTION,
@@ -53,7 +53,7 @@ fn in_use(pods: &[&Value], claim: &str) -> bool {
 
 /// The finalizers the two controllers take off now (pure): `objects` are
 /// every claim, volume and pod.
-pub fn releases<'a>(
+pub(crate) fn releases<'a>(
     objects: impl Iterator<Item = (&'a ObjKey, &'a Value)> + Clone,
 ) -> Vec<GcAction> {
     let (pvcs, pvs, pods) = (

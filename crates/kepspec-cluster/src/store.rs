@@ -358,7 +358,7 @@ impl Store {
 
 /// The objects of `gr` (in `namespace` if given), from the key range they
 /// occupy: no scan of the rest.
-pub fn of_resource<'a>(
+pub(crate) fn of_resource<'a>(
     objects: &'a BTreeMap<ObjKey, Arc<Value>>,
     gr: &'a Gr,
     namespace: Option<&'a str>,
@@ -472,7 +472,7 @@ impl Txn<'_> {
 /// which is the order of the Go struct it decoded into: `kind` and
 /// `apiVersion` (TypeMeta), `metadata`, then the body, `status` last; the
 /// body's own fields keep the order they came in.
-pub fn go_field_order(obj: Value) -> Value {
+pub(crate) fn go_field_order(obj: Value) -> Value {
     let Value::Object(mut map) = obj else {
         return obj;
     };

@@ -65,7 +65,7 @@ fn walk(schema: &Value, v: &Value, at: &str, out: &mut Vec<String>) {
 }
 
 /// Removes the fields at `paths` (as [`unknown_paths`] names them).
-pub fn prune(obj: &mut Value, paths: &[String]) {
+pub(crate) fn prune(obj: &mut Value, paths: &[String]) {
     super::typed::remove_paths(obj, paths);
 }
 
@@ -247,7 +247,7 @@ fn missing_required(
 /// Fills the `default` of every property the object lacks, at any depth, as
 /// kube-apiserver defaults a custom resource from its structural schema
 /// (apiextensions-apiserver `pkg/apiserver/schema/defaulting`).
-pub fn apply_defaults(schema: &Value, obj: &mut Value) {
+pub(crate) fn apply_defaults(schema: &Value, obj: &mut Value) {
     match obj {
         Value::Object(map) => {
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {

@@ -25,11 +25,11 @@ use super::status::ApiError;
 
 /// A built-in kind's typed form: what decodes and encodes it, and what
 /// describes it in OpenAPI.
-pub trait BuiltIn: DeserializeOwned + Serialize + schemars::JsonSchema {}
+pub(crate) trait BuiltIn: DeserializeOwned + Serialize + schemars::JsonSchema {}
 impl<T: DeserializeOwned + Serialize + schemars::JsonSchema> BuiltIn for T {}
 
 /// Something done with the typed form of one built-in kind.
-pub trait KindVisitor {
+pub(crate) trait KindVisitor {
     /// What it gives.
     type Out;
     /// Does it with `T`, the kind's typed form.
@@ -38,7 +38,7 @@ pub trait KindVisitor {
 
 /// Runs `visitor` with the typed form of `group/version` `kind`, or gives
 /// None for kinds without one here (custom resources).
-pub fn with_kind<V: KindVisitor>(
+pub(crate) fn with_kind<V: KindVisitor>(
     group: &str,
     version: &str,
     kind: &str,
@@ -141,7 +141,7 @@ pub fn with_kind<V: KindVisitor>(
 }
 
 /// Every built-in kind with a typed form, as (group, version, kind).
-pub const BUILT_IN: &[(&str, &str, &str)] = &[
+pub(crate) const BUILT_IN: &[(&str, &str, &str)] = &[
     ("apps", "v1", "StatefulSet"),
     ("apps", "v1", "ControllerRevision"),
     ("apps", "v1", "Deployment"),
@@ -390,7 +390,7 @@ fn walk(original: &Value, typed: &Value, at: &str, out: &mut Vec<String>) {
 }
 
 /// Removes the fields at `paths` (as [`unknown_paths`] names them) from `obj`.
-pub fn remove_paths(obj: &mut Value, paths: &[String]) {
+pub(crate) fn remove_paths(obj: &mut Value, paths: &[String]) {
     for path in paths {
         let mut parts: Vec<String> = Vec::new();
         for part in path.split('.') {

@@ -29,7 +29,7 @@ fn spec_part(info: &ResourceInfo, obj: &Value) -> Value {
 /// Replaces an object (the `update` verb and the tail of every patch).
 /// `by` = `None` skips admission and field ownership (in-process writers).
 #[allow(clippy::too_many_arguments)]
-pub fn update_in(
+pub(crate) fn update_in(
     txn: &mut Txn<'_>,
     info: &ResourceInfo,
     ns: &str,

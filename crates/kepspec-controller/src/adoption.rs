@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 
 /// The set that claims: what the decision needs of it.
 #[derive(Clone, Debug)]
-pub struct Claimant<'a> {
+pub(crate) struct Claimant<'a> {
     /// metadata.uid
     pub uid: &'a str,
     /// metadata.name
@@ -36,7 +36,7 @@ pub struct Claimant<'a> {
 
 /// What a sync does with one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Claim {
+pub(crate) enum Claim {
     /// The set controls it and keeps it.
     Own,
     /// An orphan the set takes: add the set as controller.
@@ -57,7 +57,7 @@ fn controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {
 
 /// Whether a set's selector (JSON, as the set is served) matches an
 /// object's labels.
-pub fn selects(selector: &Map<String, Value>, meta: &ObjectMeta) -> bool {
+pub(crate) fn selects(selector: &Map<String, Value>, meta: &ObjectMeta) -> bool {
     match &meta.labels {
         Some(labels) => kepspec_core::selector::matches(selector, labels),
         None => kepspec_core::selector::matches(selector, &Default::default()),
@@ -66,7 +66,7 @@ pub fn selects(selector: &Map<String, Value>, meta: &ObjectMeta) -> bool {
 
 /// The decision for one object; `member` is whether its name belongs to the
 /// set (always true for revisions).
-pub fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
+pub(crate) fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
     let matches = member && selects(set.selector, meta);
     match controller_of(meta) {
         Some(r) if r.uid != set.uid => Claim::Ignore,
@@ -87,7 +87,7 @@ pub fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
 /// The strategic merge patch that adopts an object (upstream's
 /// `ownerRefControllerPatch`): the set as controller, blocking owner
 /// deletion, and the object's uid as a precondition.
-pub fn adopt_patch(set: &Claimant<'_>, api_version: &str, kind: &str, uid: &str) -> Value {
+pub(crate) fn adopt_patch(set: &Claimant<'_>, api_version: &str, kind: &str, uid: &str) -> Value {
     json!({"metadata": {
         "ownerReferences": [{
             "apiVersion": api_version,
@@ -103,7 +103,7 @@ pub fn adopt_patch(set: &Claimant<'_>, api_version: &str, kind: &str, uid: &str)
 
 /// The strategic merge patch that releases an object (upstream's
 /// `GenerateDeleteOwnerRefStrategicMergeBytes`).
-pub fn release_patch(set_uid: &str, uid: &str) -> Value {
+pub(crate) fn release_patch(set_uid: &str, uid: &str) -> Value {
     json!({"metadata": {
         "ownerReferences": [{"$patch": "delete", "uid": set_uid}],
         "uid": uid,
@@ -115,7 +115,7 @@ pub fn release_patch(set_uid: &str, uid: &str) -> Value {
 /// of what the set now controls. Before its first adoption it reads the set
 /// again, as upstream's `RecheckDeletionTimestamp` does, so a set deleted
 /// (or deleted and created again) meanwhile adopts nothing.
-pub async fn claim(
+pub(crate) async fn claim(
     client: &kube::Client,
     resource: &kube::discovery::ApiResource,
     set: &kube::core::DynamicObject,

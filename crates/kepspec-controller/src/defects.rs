@@ -702,7 +702,7 @@ mod once_ready {
 
     /// Whether the set with this uid starts its first Recreate (for
     /// [`super::Defect::RecreateStartedOncePerSet`]).
-    pub fn first_start(set_uid: &str) -> bool {
+    pub(super) fn first_start(set_uid: &str) -> bool {
         let mut started = lock(&STARTED);
         started
             .get_or_insert_with(HashSet::new)
@@ -710,7 +710,7 @@ mod once_ready {
     }
 
     /// Whether this pod was seen ready before and is not ready now.
-    pub fn went_unready(p: &Pod) -> bool {
+    pub(super) fn went_unready(p: &Pod) -> bool {
         let uid = p.metadata.uid.clone().unwrap_or_default();
         let mut seen = lock(&SEEN_READY);
         let seen = seen.get_or_insert_with(HashSet::new);
@@ -1105,7 +1105,7 @@ mod resume {
 
     /// Notes a sync; on the first one of this set by this start, remembers
     /// the pods seen running.
-    pub fn note_sync(set: &StatefulSet, pods_seen: &[std::sync::Arc<Pod>]) {
+    pub(super) fn note_sync(set: &StatefulSet, pods_seen: &[std::sync::Arc<Pod>]) {
         let Some(task) = tokio::task::try_id() else {
             return;
         };
@@ -1129,7 +1129,7 @@ mod resume {
     }
 
     /// The claims of pods not seen running at the first sync after a start.
-    pub fn leftover_claims(claims: &[String]) -> Vec<String> {
+    pub(super) fn leftover_claims(claims: &[String]) -> Vec<String> {
         let Some(task) = tokio::task::try_id() else {
             return Vec::new();
         };

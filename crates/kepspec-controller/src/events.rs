@@ -8,11 +8,11 @@ use kube::api::{Api, PostParams};
 use kube::Client;
 
 /// The component name upstream's controller reports as the event source.
-pub const COMPONENT: &str = "statefulset-controller";
+pub(crate) const COMPONENT: &str = "statefulset-controller";
 
 /// Whether an event reports normal progress or a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventType {
+pub(crate) enum EventType {
     /// `Normal`.
     Normal,
     /// `Warning`.
@@ -21,7 +21,7 @@ pub enum EventType {
 
 impl EventType {
     /// The API text of the type.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EventType::Normal => "Normal",
             EventType::Warning => "Warning",
@@ -31,7 +31,7 @@ impl EventType {
 
 /// The object an event is about.
 #[derive(Clone, Debug)]
-pub struct Regarding {
+pub(crate) struct Regarding {
     /// apiVersion of the set (apps/v1 or a vendor's group/version).
     pub api_version: String,
     /// Kind of the set.
@@ -48,7 +48,7 @@ pub struct Regarding {
 
 /// Message of a successful pod/claim operation, as upstream words it:
 /// `create Pod web-0 in StatefulSet web successful`.
-pub fn success_message(
+pub(crate) fn success_message(
     verb: &str,
     object_kind: &str,
     object: &str,
@@ -60,7 +60,7 @@ pub fn success_message(
 
 /// Message of a failed pod/claim operation, as upstream words it:
 /// `create Pod web-0 in StatefulSet web failed error: <err>`.
-pub fn failure_message(
+pub(crate) fn failure_message(
     verb: &str,
     object_kind: &str,
     object: &str,
@@ -73,7 +73,7 @@ pub fn failure_message(
 
 /// An error as client-go prints it in event messages: an apiserver refusal
 /// is its Status message alone.
-pub fn error_text(err: &kube::Error) -> String {
+pub(crate) fn error_text(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
         other => other.to_string(),
@@ -82,7 +82,7 @@ pub fn error_text(err: &kube::Error) -> String {
 
 /// Message of a claim creation, as upstream words it:
 /// `create Claim www-web-0 Pod web-0 in StatefulSet web success`.
-pub fn claim_message(
+pub(crate) fn claim_message(
     claim: &str,
     pod: &str,
     set_kind: &str,
@@ -98,7 +98,7 @@ pub fn claim_message(
 }
 
 /// Reason for the outcome of an operation: `SuccessfulCreate`, `FailedDelete`...
-pub fn reason(verb: &str, ok: bool) -> String {
+pub(crate) fn reason(verb: &str, ok: bool) -> String {
     let mut v = verb.to_string();
     if let Some(first) = v.get_mut(0..1) {
         first.make_ascii_uppercase();
@@ -111,7 +111,7 @@ pub fn reason(verb: &str, ok: bool) -> String {
 }
 
 /// Builds the core/v1 Event object (pure, for tests).
-pub fn build(
+pub(crate) fn build(
     regarding: &Regarding,
     type_: EventType,
     reason: &str,
@@ -152,7 +152,7 @@ pub fn build(
 
 /// Writes an event. Failures to record an event are logged, never fatal,
 /// as with client-go's recorder.
-pub async fn record(
+pub(crate) async fn record(
     client: &Client,
     regarding: &Regarding,
     type_: EventType,

@@ -13,7 +13,7 @@ use super::events::{self, EventType, Regarding};
 use super::plan::{Action, Plan};
 
 /// Where the actions of one set's plan go.
-pub struct Target<'a> {
+pub(crate) struct Target<'a> {
     /// The client.
     pub client: &'a Client,
     /// The set's resource (apps/v1 statefulsets, or a vendor's).
@@ -28,7 +28,7 @@ pub struct Target<'a> {
 /// The resourceVersions a sync's writes produced, per kind: the caches must
 /// have seen at least these before the set is synced again.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Freshness {
+pub(crate) struct Freshness {
     /// Newest pod write.
     pub pods: u64,
     /// Newest write of the set (its status).
@@ -39,7 +39,7 @@ pub struct Freshness {
 
 /// What performing a plan did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Number of writes issued (creates, deletes, updates, status), for the
     /// API-efficiency measurements.
     pub writes: usize,
@@ -72,7 +72,7 @@ fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 
 /// A failed action: which one and why.
 #[derive(Debug, thiserror::Error)]
 #[error("{action}: {source}")]
-pub struct ActionError {
+pub(crate) struct ActionError {
     /// The action in words (`create Pod web-0`).
     pub action: String,
     /// The API error.
@@ -88,7 +88,7 @@ fn is_expected(err: &kube::Error) -> bool {
 
 /// An API error in one line (`404 NotFound: statefulsets.apps "web" not
 /// found`), not the client's debug rendering of the whole Status.
-pub fn brief(err: &kube::Error) -> String {
+pub(crate) fn brief(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(s) => format!("{} {}: {}", s.code, s.reason, s.message),
         other => other.to_string(),
@@ -109,7 +109,7 @@ fn is_already_exists(err: &kube::Error) -> bool {
 /// effect, also when an action failed: the caches must catch up with those
 /// writes before the next sync decides, or it would act on a set older than
 /// the status this sync wrote (and emit RecreateStarted a second time).
-pub async fn perform(
+pub(crate) async fn perform(
     target: &Target<'_>,
     plan: &Plan,
     observed_status: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
@@ -236,7 +236,7 @@ async fn perform_batch(
 }
 
 /// Writes a status (a merge patch of the whole status).
-pub async fn write_status(
+pub(crate) async fn write_status(
     target: &Target<'_>,
     status: &serde_json::Value,
 ) -> Result<u64, ActionError> {
@@ -553,7 +553,7 @@ fn name_of(rev: &ControllerRevision) -> String {
 
 /// The status of a set the controller cannot act on: the observed status
 /// with `Progressing` False, reason `InvalidSpec`, and why.
-pub fn invalid_spec_status(
+pub(crate) fn invalid_spec_status(
     observed: Option<&k8s_openapi::api::apps::v1::StatefulSetStatus>,
     generation: Option<i64>,
     why: &str,

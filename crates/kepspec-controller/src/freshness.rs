@@ -11,7 +11,7 @@ use super::execute::Freshness;
 
 /// How far one watch has caught up with the controller's own writes.
 #[derive(Debug, Default)]
-pub struct Track {
+pub(crate) struct Track {
     /// Newest resourceVersion the watch delivered.
     pub seen: AtomicU64,
     /// Newest resourceVersion the controller's own writes produced.
@@ -22,7 +22,7 @@ pub struct Track {
 
 /// What a watch reports to its [`Track`].
 #[derive(Clone, Copy, Debug)]
-pub enum Observation {
+pub(crate) enum Observation {
     /// An object at this resourceVersion.
     Object(u64),
     /// A (re)list began (after a 410 Gone, a dropped watch, or at start).
@@ -35,7 +35,7 @@ pub enum Observation {
 
 impl Track {
     /// Takes in what the watch reported.
-    pub fn observe(&self, o: Observation) {
+    pub(crate) fn observe(&self, o: Observation) {
         match o {
             Observation::Object(rv) => {
                 self.seen.fetch_max(rv, Ordering::SeqCst);
@@ -52,14 +52,14 @@ impl Track {
     }
 
     /// Whether the watch has delivered resourceVersion `expected` or later.
-    pub fn caught_up(&self, expected: u64) -> bool {
+    pub(crate) fn caught_up(&self, expected: u64) -> bool {
         self.seen.load(Ordering::SeqCst) >= expected
     }
 }
 
 /// The newest resourceVersion each watch has delivered.
 #[derive(Debug, Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// The sets' watch.
     pub sets: Track,
     /// The pods' watch.
@@ -71,11 +71,11 @@ pub struct Seen {
 /// How long a sync waits for its caches before reading consistently
 /// instead: against a watch that lags, or can never deliver what was
 /// expected.
-pub const STALE_LIMIT: Duration = Duration::from_secs(5);
+pub(crate) const STALE_LIMIT: Duration = Duration::from_secs(5);
 
 /// How current the caches are for one set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CacheState {
+pub(crate) enum CacheState {
     /// Every cache has seen what the last sync of the set wrote.
     Fresh,
     /// Some cache has not yet: skip the sync, the watch event will queue it.
@@ -91,7 +91,7 @@ pub enum CacheState {
 /// it (`set_rv`): the sets' watch may have delivered that write while the
 /// object the sync was given still predates it, and a status computed from
 /// it would take back what the write recorded (a promoted currentRevision).
-pub fn cache_state(
+pub(crate) fn cache_state(
     seen: &Seen,
     expected: Option<(Freshness, Instant)>,
     set_rv: Option<u64>,

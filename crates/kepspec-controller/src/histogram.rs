@@ -6,14 +6,14 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 /// A metric's bucket upper bounds (seconds), in ascending order.
-pub trait Bounds {
+pub(crate) trait Bounds {
     /// The bounds.
     const UPPER: &'static [f64];
 }
 
 /// Cumulative bucket counts for the bounds `B`.
 #[derive(Clone, Debug)]
-pub struct Histogram<B> {
+pub(crate) struct Histogram<B> {
     counts: Vec<u64>,
     count: u64,
     sum: f64,
@@ -33,7 +33,7 @@ impl<B: Bounds> Default for Histogram<B> {
 
 impl<B: Bounds> Histogram<B> {
     /// Records one duration.
-    pub fn observe(&mut self, d: Duration) {
+    pub(crate) fn observe(&mut self, d: Duration) {
         let secs = d.as_secs_f64();
         for (n, b) in self.counts.iter_mut().zip(B::UPPER) {
             if secs <= *b {
@@ -46,7 +46,7 @@ impl<B: Bounds> Histogram<B> {
 
     /// Appends the `_bucket`, `_sum` and `_count` samples of `name`, with
     /// `labels` (`k="v",...`, or empty) on each.
-    pub fn render(&self, out: &mut String, name: &str, labels: &str) {
+    pub(crate) fn render(&self, out: &mut String, name: &str, labels: &str) {
         let sep = if labels.is_empty() { "" } else { "," };
         for (b, n) in B::UPPER.iter().zip(&self.counts) {
             let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {n}");

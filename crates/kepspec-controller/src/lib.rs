@@ -1,35 +1,43 @@
 //! The bundled StatefulSet controller.
 //!
 //! Split as upstream splits it: [`plan`] decides (pure: observed state in,
-//! actions and status out, named after the KEP phases), [`execute`] acts
-//! (API calls and events), [`run`] keeps the loop (watches, work queue,
-//! requeues, feature gates) with [`freshness`] (never deciding on a cache
-//! older than its own writes) and [`view`] (what a sync decides on).
+//! actions and status out, named after the KEP phases), `execute` acts
+//! (API calls and events), `run` keeps the loop (watches, work queue,
+//! requeues, feature gates) with `freshness` (never deciding on a cache
+//! older than its own writes) and `view` (what a sync decides on). Public:
+//! the decision core ([`plan`], [`revision`], [`pods`]), the loop's entry
+//! points ([`run()`], [`run_elected`]), leader election ([`leader`]), the
+//! `kepspec-controller` command ([`command`]) and, in builds with them, the
+//! deliberate defects.
 
-pub mod adoption;
-pub mod behave;
+#![warn(unreachable_pub)]
+
+mod adoption;
+mod behave;
 pub mod command;
 #[cfg(kepspec_defects)]
 pub mod defects;
-pub mod events;
-pub mod execute;
-pub mod freshness;
-pub mod histogram;
+mod events;
+mod execute;
+mod freshness;
+mod histogram;
 pub mod leader;
-pub mod metrics;
-pub mod metrics_draft;
-pub mod metrics_queue;
+mod metrics;
+mod metrics_draft;
+mod metrics_queue;
 pub mod plan;
 pub mod pods;
 pub mod revision;
-pub mod rollouts;
-pub mod run;
-pub mod status;
-pub mod vendor;
-pub mod view;
+mod rollouts;
+mod run;
+mod status;
+mod vendor;
+mod view;
 
+pub use behave::Implementation;
+pub use metrics::Metrics;
 pub use plan::{ControllerGates, Observed, Plan, ENFORCED_GATE, KRUISE_GROUP};
-pub use run::{run, ControllerOptions};
+pub use run::{run, run_elected, ControllerOptions};
 
 /// The deliberate defect `KEPSPEC_DEFECT` switches on, by name: only in a
 /// build that has them (debug builds, or the `defects` feature).

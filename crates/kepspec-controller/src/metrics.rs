@@ -29,13 +29,14 @@ pub struct SetGauges {
 }
 
 /// Upstream's full name of the maxUnavailable gauge.
-pub const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavailable";
+pub(crate) const MAX_UNAVAILABLE: &str = "statefulset_controller_statefulset_max_unavailable";
 /// Upstream's full name of the unavailable-replicas gauge.
-pub const UNAVAILABLE_REPLICAS: &str = "statefulset_controller_statefulset_unavailable_replicas";
+pub(crate) const UNAVAILABLE_REPLICAS: &str =
+    "statefulset_controller_statefulset_unavailable_replicas";
 /// KEP-961's violation counter ("What specific metrics should inform a
 /// rollback?"), under the subsystem of the gauges beside it (upstream
 /// serves no such metric).
-pub const UNAVAILABILITY_VIOLATION: &str =
+pub(crate) const UNAVAILABILITY_VIOLATION: &str =
     "statefulset_controller_statefulset_unavailability_violation";
 
 /// A set's count of maxUnavailable violations.
@@ -61,8 +62,6 @@ fn violated(before: &Violations, g: &SetGauges) -> Violations {
     }
 }
 
-pub use super::metrics_draft::FORCED_REPLACEMENTS;
-
 #[derive(Debug, Default)]
 struct Inner {
     sets: BTreeMap<(String, String), SetGauges>,
@@ -86,7 +85,7 @@ const BUCKETS: [f64; 8] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0];
 /// RollingUpdate set with the MaxUnavailableStatefulSet gate on (the plan
 /// carries a budget then); `None` leaves the last recorded values, as
 /// upstream does.
-pub fn gauges_of(
+pub(crate) fn gauges_of(
     plan: &super::plan::Plan,
     set: &k8s_openapi::api::apps::v1::StatefulSet,
     pods: &[std::sync::Arc<k8s_openapi::api::core::v1::Pod>],
@@ -293,7 +292,7 @@ impl Metrics {
 }
 
 /// Serves `/metrics` (and `/healthz`) until `stop`.
-pub async fn serve(
+pub(crate) async fn serve(
     addr: SocketAddr,
     metrics: Metrics,
     stop: CancellationToken,

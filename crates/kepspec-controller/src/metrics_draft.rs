@@ -26,17 +26,17 @@ use std::time::Duration;
 use super::rollouts::{Ended, Rollouts, Seen};
 
 /// `statefulset_forced_pod_replacements_total`.
-pub const FORCED_REPLACEMENTS: &str = "statefulset_forced_pod_replacements_total";
+pub(crate) const FORCED_REPLACEMENTS: &str = "statefulset_forced_pod_replacements_total";
 /// `statefulset_enforced_rolling_updates_total`.
-pub const ENFORCED_ROLLING_UPDATES: &str = "statefulset_enforced_rolling_updates_total";
+pub(crate) const ENFORCED_ROLLING_UPDATES: &str = "statefulset_enforced_rolling_updates_total";
 /// `statefulset_update_duration_seconds`.
-pub const UPDATE_DURATION: &str = "statefulset_update_duration_seconds";
+pub(crate) const UPDATE_DURATION: &str = "statefulset_update_duration_seconds";
 /// `statefulset_stuck_pod_duration_seconds`.
-pub const STUCK_POD_DURATION: &str = "statefulset_stuck_pod_duration_seconds";
+pub(crate) const STUCK_POD_DURATION: &str = "statefulset_stuck_pod_duration_seconds";
 /// `statefulset_strategy_distribution`.
-pub const STRATEGY_DISTRIBUTION: &str = "statefulset_strategy_distribution";
+pub(crate) const STRATEGY_DISTRIBUTION: &str = "statefulset_strategy_distribution";
 /// `statefulset_safety_halt_total`.
-pub const SAFETY_HALTS: &str = "statefulset_safety_halt_total";
+pub(crate) const SAFETY_HALTS: &str = "statefulset_safety_halt_total";
 
 const BUCKETS: [f64; 9] = [1.0, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0, 1800.0, 3600.0];
 
@@ -54,7 +54,7 @@ type SetKey = (String, String);
 
 /// The draft's metrics of one controller.
 #[derive(Debug, Default)]
-pub struct DraftMetrics {
+pub(crate) struct DraftMetrics {
     rollouts: Rollouts,
     forced: BTreeMap<(SetKey, bool), u64>,
     enforced: BTreeMap<(SetKey, bool), u64>,
@@ -70,7 +70,7 @@ fn set_labels((ns, set): &SetKey) -> String {
 
 impl DraftMetrics {
     /// Records one sync of a set.
-    pub fn synced(&mut self, key: SetKey, seen: &Seen<'_>) {
+    pub(crate) fn synced(&mut self, key: SetKey, seen: &Seen<'_>) {
         self.strategies
             .insert(key.clone(), seen.strategy.to_string());
         for ended in self.rollouts.observe(key.clone(), seen) {
@@ -93,7 +93,7 @@ impl DraftMetrics {
 
     /// Counts one forced replacement: whether the delete succeeded, and how
     /// long the pod had not been Ready.
-    pub fn forced(&mut self, key: SetKey, succeeded: bool, stuck_for: Option<Duration>) {
+    pub(crate) fn forced(&mut self, key: SetKey, succeeded: bool, stuck_for: Option<Duration>) {
         *self.forced.entry((key, succeeded)).or_default() += 1;
         if let Some(d) = stuck_for {
             self.stuck.observe(d);
@@ -101,13 +101,13 @@ impl DraftMetrics {
     }
 
     /// Forgets a deleted set (its counters stay, as a counter's do).
-    pub fn forget(&mut self, key: &SetKey) {
+    pub(crate) fn forget(&mut self, key: &SetKey) {
         self.strategies.remove(key);
         self.rollouts.forget(key);
     }
 
     /// The exposition text of the draft's metrics.
-    pub fn render(&self, out: &mut String) {
+    pub(crate) fn render(&self, out: &mut String) {
         let head = |out: &mut String, name: &str, kind: &str, help: &str| {
             let _ = writeln!(out, "# HELP {name} [ALPHA] {help} (KEP-3541 draft)");
             let _ = writeln!(out, "# TYPE {name} {kind}");

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 /// The queue's name, as upstream's StatefulSet controller names it.
-pub const QUEUE: &str = "statefulset";
+pub(crate) const QUEUE: &str = "statefulset";
 
 /// Upper bounds of the duration histograms: component-base's workqueue
 /// metrics use ten exponential buckets from 10 ns.
@@ -36,7 +36,7 @@ type Histogram = super::histogram::Histogram<QueueBuckets>;
 
 /// The queue's state and counts.
 #[derive(Clone, Debug, Default)]
-pub struct WorkQueue {
+pub(crate) struct WorkQueue {
     /// Keys waiting for a sync, with when they were added.
     waiting: HashMap<String, Instant>,
     /// Keys a delayed re-add will bring back, with when it is due.
@@ -49,7 +49,7 @@ pub struct WorkQueue {
 
 impl WorkQueue {
     /// A watch event (or anything else) asks for a sync of `key`.
-    pub fn add(&mut self, key: &str, now: Instant) {
+    pub(crate) fn add(&mut self, key: &str, now: Instant) {
         if self.waiting.contains_key(key) {
             return;
         }
@@ -59,7 +59,7 @@ impl WorkQueue {
 
     /// A sync of `key` starts: the key leaves the queue. A delayed re-add
     /// that fell due brings it as an add of its own.
-    pub fn started(&mut self, key: &str, now: Instant) {
+    pub(crate) fn started(&mut self, key: &str, now: Instant) {
         let due = self.delayed.remove(key).filter(|due| *due <= now);
         match self.waiting.remove(key) {
             Some(added) => self
@@ -75,13 +75,13 @@ impl WorkQueue {
     }
 
     /// A sync of `key` ended after `took`.
-    pub fn done(&mut self, took: Duration) {
+    pub(crate) fn done(&mut self, took: Duration) {
         self.worked_for.observe(took);
     }
 
     /// `key` is to be added again after `after` (client-go's `AddAfter`,
     /// which counts a retry).
-    pub fn retry(&mut self, key: &str, after: Duration, now: Instant) {
+    pub(crate) fn retry(&mut self, key: &str, after: Duration, now: Instant) {
         self.retries += 1;
         let due = now + after;
         self.delayed
@@ -91,18 +91,18 @@ impl WorkQueue {
     }
 
     /// Forgets a deleted set's key.
-    pub fn forget(&mut self, key: &str) {
+    pub(crate) fn forget(&mut self, key: &str) {
         self.waiting.remove(key);
         self.delayed.remove(key);
     }
 
     /// Keys waiting for a sync.
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         self.waiting.len()
     }
 
     /// The exposition text.
-    pub fn render(&self, out: &mut String) {
+    pub(crate) fn render(&self, out: &mut String) {
         let counter = |out: &mut String, name: &str, kind: &str, help: &str, v: u64| {
             let _ = writeln!(out, "# HELP {name} [BETA] {help}");
             let _ = writeln!(out, "# TYPE {name} {kind}");

@@ -33,7 +33,7 @@ pub struct Seen<'a> {
 
 /// A rollout that ended, or a safety halt first seen.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// Every replica reached the update revision, after this long.
     Completed {
         /// The strategy it ran under.
@@ -60,13 +60,13 @@ struct Tracked {
 
 /// The rollouts of every set the controller syncs, by (namespace, name).
 #[derive(Debug, Default)]
-pub struct Rollouts {
+pub(crate) struct Rollouts {
     sets: HashMap<(String, String), Tracked>,
 }
 
 impl Rollouts {
     /// Records one sync of `key`; returns what ended with it.
-    pub fn observe(&mut self, key: (String, String), seen: &Seen<'_>) -> Vec<Ended> {
+    pub(crate) fn observe(&mut self, key: (String, String), seen: &Seen<'_>) -> Vec<Ended> {
         let mut out = Vec::new();
         let fresh = |started: bool| Tracked {
             revision: seen.update_revision.to_string(),
@@ -103,7 +103,7 @@ impl Rollouts {
     }
 
     /// Forgets a deleted set.
-    pub fn forget(&mut self, key: &(String, String)) {
+    pub(crate) fn forget(&mut self, key: &(String, String)) {
         self.sets.remove(key);
     }
 }

@@ -1,7 +1,7 @@
 //! The controller loop: reflectors over sets, pods, claims and revisions feed
 //! one work queue of set keys; each sync reads the caches, asks
 //! [`plan`](super::plan::plan) what to do and hands the answer to
-//! [`execute`](super::execute).
+//! [`execute`](mod@super::execute).
 //!
 //! A sync never acts on a cache older than its own last write (the rule
 //! upstream adopted with KEP-5647): after writing, the set waits until the
@@ -83,7 +83,7 @@ struct Context {
 
 /// Why a sync failed (the loop retries it with backoff).
 #[derive(Debug, thiserror::Error)]
-pub enum SyncError {
+pub(crate) enum SyncError {
     /// An action failed.
     #[error(transparent)]
     Action(#[from] execute::ActionError),

@@ -39,25 +39,25 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::pods;
 
 /// Condition type added by KEP-3541.
-pub const PROGRESSING: &str = "Progressing";
+pub(crate) const PROGRESSING: &str = "Progressing";
 /// Recreate: old pods are being deleted, awaited, or new ones created.
-pub const RECREATE_IN_PROGRESS: &str = "RecreateInProgress";
+pub(crate) const RECREATE_IN_PROGRESS: &str = "RecreateInProgress";
 /// Recreate: every replica exists at the update revision.
-pub const RECREATE_COMPLETE: &str = "RecreateComplete";
+pub(crate) const RECREATE_COMPLETE: &str = "RecreateComplete";
 /// RollingUpdate: pods still to replace or not yet ready.
-pub const ROLLING_UPDATE_IN_PROGRESS: &str = "RollingUpdateInProgress";
+pub(crate) const ROLLING_UPDATE_IN_PROGRESS: &str = "RollingUpdateInProgress";
 /// RollingUpdate: done down to the partition.
-pub const ROLLING_UPDATE_PARTITIONED: &str = "RollingUpdatePartitioned";
+pub(crate) const ROLLING_UPDATE_PARTITIONED: &str = "RollingUpdatePartitioned";
 /// RollingUpdate: complete.
-pub const ROLLING_UPDATE_COMPLETE: &str = "RollingUpdateComplete";
+pub(crate) const ROLLING_UPDATE_COMPLETE: &str = "RollingUpdateComplete";
 /// OnDelete: pods wait to be deleted by someone else.
-pub const ON_DELETE_WAITING: &str = "OnDeleteWaitingForDeletion";
+pub(crate) const ON_DELETE_WAITING: &str = "OnDeleteWaitingForDeletion";
 /// OnDelete: every pod runs the update revision.
-pub const ON_DELETE_COMPLETE: &str = "OnDeleteComplete";
+pub(crate) const ON_DELETE_COMPLETE: &str = "OnDeleteComplete";
 
 /// Pod counts of a status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReplicaCounts {
+pub(crate) struct ReplicaCounts {
     /// Pods that exist.
     pub replicas: i32,
     /// Running and Ready.
@@ -72,7 +72,7 @@ pub struct ReplicaCounts {
 
 impl ReplicaCounts {
     /// Counts `pods` as upstream's `computeReplicaStatus`.
-    pub fn of<'a>(
+    pub(crate) fn of<'a>(
         pods: impl IntoIterator<Item = &'a Pod>,
         min_ready_seconds: i32,
         now: Timestamp,
@@ -105,7 +105,7 @@ impl ReplicaCounts {
 
     /// The completion rule: updated, ready and existing pods all equal
     /// `spec.replicas`.
-    pub fn complete(&self, spec_replicas: i32) -> bool {
+    pub(crate) fn complete(&self, spec_replicas: i32) -> bool {
         self.updated == spec_replicas
             && self.ready == spec_replicas
             && self.replicas == spec_replicas
@@ -114,7 +114,7 @@ impl ReplicaCounts {
 
 /// Reason and message of the `Progressing` condition to set.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     /// One of the reason constants of this module.
     pub reason: &'static str,
     /// Human-readable detail naming the update revision.
@@ -123,7 +123,7 @@ pub struct Progress {
 
 /// Everything the status is made of.
 #[derive(Clone, Debug)]
-pub struct StatusInput<'a> {
+pub(crate) struct StatusInput<'a> {
     /// The status as observed (for conditions and their transition times).
     pub observed: Option<&'a StatefulSetStatus>,
     /// `.metadata.generation` of the set.
@@ -151,7 +151,7 @@ pub struct StatusInput<'a> {
 
 /// The desired status. Every field is set explicitly (zeros included) so that
 /// a merge patch of it replaces what is stored.
-pub fn build(input: &StatusInput<'_>) -> StatefulSetStatus {
+pub(crate) fn build(input: &StatusInput<'_>) -> StatefulSetStatus {
     let counts = input.counts;
     let mut current_revision = input.current_revision.to_string();
     let mut current_replicas = counts.current;
@@ -225,7 +225,7 @@ fn strategy_condition(
     }
 }
 
-pub fn set_condition(
+pub(crate) fn set_condition(
     conditions: &[StatefulSetCondition],
     mut condition: StatefulSetCondition,
     now: Timestamp,
@@ -256,13 +256,16 @@ pub fn set_condition(
 }
 
 /// Message prefix of the Recreate `Progressing` condition for a revision.
-pub fn recreate_prefix(update_revision: &str) -> String {
+pub(crate) fn recreate_prefix(update_revision: &str) -> String {
     format!("Recreate to revision {update_revision}:")
 }
 
 /// Whether the observed `Progressing` condition already records a Recreate
 /// rollout to `update_revision` (so `RecreateStarted` was already emitted).
-pub fn recreate_recorded(observed: Option<&StatefulSetStatus>, update_revision: &str) -> bool {
+pub(crate) fn recreate_recorded(
+    observed: Option<&StatefulSetStatus>,
+    update_revision: &str,
+) -> bool {
     let prefix = recreate_prefix(update_revision);
     observed
         .and_then(|s| s.conditions.as_deref())
@@ -281,7 +284,10 @@ pub fn recreate_recorded(observed: Option<&StatefulSetStatus>, update_revision: 
 /// Whether writing `desired` would change `observed`, comparing as the
 /// apiserver serves a status (an absent count equals zero, as Go's
 /// `omitempty` drops zeros).
-pub fn needs_update(observed: Option<&StatefulSetStatus>, desired: &StatefulSetStatus) -> bool {
+pub(crate) fn needs_update(
+    observed: Option<&StatefulSetStatus>,
+    desired: &StatefulSetStatus,
+) -> bool {
     let default = StatefulSetStatus::default();
     let observed = observed.unwrap_or(&default);
     let n = |v: Option<i32>| v.unwrap_or(0);

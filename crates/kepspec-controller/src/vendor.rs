@@ -8,10 +8,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::plan::{Action, Plan};
 
 /// apiVersion and kind of the StatefulSet the plan works with.
-pub const APPS_V1: (&str, &str) = ("apps/v1", "StatefulSet");
+pub(crate) const APPS_V1: (&str, &str) = ("apps/v1", "StatefulSet");
 
 /// The set's JSON as apps/v1, for decoding into the typed StatefulSet.
-pub fn as_apps_v1(raw: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn as_apps_v1(raw: &serde_json::Value) -> serde_json::Value {
     let mut v = raw.clone();
     v["apiVersion"] = serde_json::Value::from(APPS_V1.0);
     v["kind"] = serde_json::Value::from(APPS_V1.1);
@@ -19,7 +19,7 @@ pub fn as_apps_v1(raw: &serde_json::Value) -> serde_json::Value {
 }
 
 /// Rewrites the set's controller references from one apiVersion/kind to another.
-pub fn retarget(meta: &mut ObjectMeta, uid: &str, from: (&str, &str), to: (&str, &str)) {
+pub(crate) fn retarget(meta: &mut ObjectMeta, uid: &str, from: (&str, &str), to: (&str, &str)) {
     if from == to {
         return;
     }
@@ -32,7 +32,7 @@ pub fn retarget(meta: &mut ObjectMeta, uid: &str, from: (&str, &str), to: (&str,
 }
 
 /// [`retarget`] over every object a plan writes.
-pub fn retarget_plan(plan: &mut Plan, uid: &str, from: (&str, &str), to: (&str, &str)) {
+pub(crate) fn retarget_plan(plan: &mut Plan, uid: &str, from: (&str, &str), to: (&str, &str)) {
     for action in plan.actions.iter_mut() {
         match action {
             Action::CreateRevision(r) => retarget(&mut r.metadata, uid, from, to),

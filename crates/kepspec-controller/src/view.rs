@@ -16,7 +16,7 @@ use kube::{Client, ResourceExt};
 use super::execute::ActionError;
 
 /// The objects a sync decides on, besides the set.
-pub struct View {
+pub(crate) struct View {
     /// The set's pods (controlled by it), and until [`super::adoption::claim`]
     /// ran, the namespace's orphans too: shared with the watch cache, so a
     /// sync of a 1,000-pod set copies no pod (a change copies one first,
@@ -29,7 +29,7 @@ pub struct View {
 }
 
 /// Whether `refs` name the object with `uid` as controller.
-pub fn controlled_by(uid: &str, refs: &[OwnerReference]) -> bool {
+pub(crate) fn controlled_by(uid: &str, refs: &[OwnerReference]) -> bool {
     refs.iter()
         .any(|r| r.controller == Some(true) && r.uid == uid)
 }
@@ -72,7 +72,7 @@ impl Keep {
 impl View {
     /// Keeps the set's own pods and revisions, the orphans among them, and
     /// the claims of its namespace.
-    pub fn of_set(
+    pub(crate) fn of_set(
         set: &DynamicObject,
         pods: impl Iterator<Item = Pod>,
         claims: impl Iterator<Item = PersistentVolumeClaim>,
@@ -88,7 +88,7 @@ impl View {
 
     /// The set's objects as the caches hold them: pods and revisions
     /// shared with the caches, claims (which a sync may change) copied.
-    pub fn cached(
+    pub(crate) fn cached(
         set: &DynamicObject,
         pods: &Store<Pod>,
         claims: &Store<PersistentVolumeClaim>,
@@ -114,7 +114,7 @@ impl View {
 
     /// The set (of type `resource`) and its objects read with consistent
     /// reads (no resourceVersion), or `None` if the set is gone.
-    pub async fn consistent(
+    pub(crate) async fn consistent(
         client: &Client,
         resource: &ApiResource,
         set: &DynamicObject,

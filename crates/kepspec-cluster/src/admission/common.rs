@@ -31,7 +31,7 @@ fn decoded_len(v: &Value) -> usize {
 }
 
 /// `ValidateAnnotations`' total size rule.
-pub fn annotations(obj: &Value) -> Vec<FieldError> {
+pub(super) fn annotations(obj: &Value) -> Vec<FieldError> {
     let total: usize = strings(obj.lookup("/metadata/annotations"))
         .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
         .sum();
@@ -46,7 +46,7 @@ pub fn annotations(obj: &Value) -> Vec<FieldError> {
 
 /// `ValidateConfigMap`'s size rule: data and binaryData (decoded) together;
 /// the error names the whole object (`field.NewPath("")`, printed `[]`).
-pub fn config_map(obj: &Value) -> Vec<FieldError> {
+pub(super) fn config_map(obj: &Value) -> Vec<FieldError> {
     let data: usize = strings(obj.get("data"))
         .map(|(_, v)| v.as_str().map_or(0, str::len))
         .sum();
@@ -60,7 +60,7 @@ pub fn config_map(obj: &Value) -> Vec<FieldError> {
 }
 
 /// `ValidateSecret`'s size rule: the decoded data.
-pub fn secret(obj: &Value) -> Vec<FieldError> {
+pub(super) fn secret(obj: &Value) -> Vec<FieldError> {
     let data: usize = strings(obj.get("data")).map(|(_, v)| decoded_len(v)).sum();
     let string_data: usize = strings(obj.get("stringData"))
         .map(|(_, v)| v.as_str().map_or(0, str::len))
@@ -73,7 +73,7 @@ pub fn secret(obj: &Value) -> Vec<FieldError> {
 
 /// `ValidatePersistentVolumeClaimSpec`: at least one access mode and a
 /// storage request.
-pub fn persistent_volume_claim(obj: &Value) -> Vec<FieldError> {
+pub(super) fn persistent_volume_claim(obj: &Value) -> Vec<FieldError> {
     let spec = &obj["spec"];
     let mut out = Vec::new();
     if spec["accessModes"].as_array().is_none_or(Vec::is_empty) {
@@ -90,7 +90,7 @@ pub fn persistent_volume_claim(obj: &Value) -> Vec<FieldError> {
 
 /// `ValidateService`: ports are required unless the Service is headless or
 /// an ExternalName.
-pub fn service(obj: &Value) -> Vec<FieldError> {
+pub(super) fn service(obj: &Value) -> Vec<FieldError> {
     let spec = &obj["spec"];
     let headless = spec["clusterIP"].as_str() == Some("None");
     let external = spec["type"].as_str() == Some("ExternalName");

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// `SetDefaults_StatefulSet` plus the defaults of its pod template and claim
 /// templates.
-pub fn statefulset(obj: &mut Value, gates: &ApiGates) {
+pub(super) fn statefulset(obj: &mut Value, gates: &ApiGates) {
     let Some(root) = obj.as_object_mut() else {
         return;
     };
@@ -51,7 +51,7 @@ pub fn statefulset(obj: &mut Value, gates: &ApiGates) {
 }
 
 /// `SetDefaults_PodSpec` with the container, volume and probe defaults.
-pub fn pod_spec(spec: &mut Map<String, Value>) {
+pub(super) fn pod_spec(spec: &mut Map<String, Value>) {
     default_value(spec, "dnsPolicy", json!("ClusterFirst"));
     default_value(spec, "restartPolicy", json!("Always"));
     default_value(spec, "terminationGracePeriodSeconds", json!(30));
@@ -110,7 +110,7 @@ fn container(c: &mut Map<String, Value>) {
 
 /// `SetDefaults_Container`'s pull policy: `Always` for `:latest` or no tag,
 /// otherwise `IfNotPresent` (digests included).
-pub fn default_pull_policy(image: &str) -> &'static str {
+pub(super) fn default_pull_policy(image: &str) -> &'static str {
     let last = image.rsplit('/').next().unwrap_or(image);
     if last.contains('@') {
         return "IfNotPresent";
@@ -154,7 +154,7 @@ fn claim_spec(spec: &mut Map<String, Value>) {
 
 /// `SetDefaults_Pod` and the mutating admission plugins (ServiceAccount,
 /// Priority, DefaultTolerationSeconds, which act on create only).
-pub fn pod(obj: &mut Value, op: Operation) {
+pub(super) fn pod(obj: &mut Value, op: Operation) {
     let Some(root) = obj.as_object_mut() else {
         return;
     };
@@ -221,7 +221,7 @@ fn default_tolerations(spec: &mut Map<String, Value>) {
 }
 
 /// `SetDefaults_PersistentVolumeClaim`; status starts as `Pending` on create.
-pub fn persistent_volume_claim(obj: &mut Value, op: Operation) {
+pub(super) fn persistent_volume_claim(obj: &mut Value, op: Operation) {
     let Some(root) = obj.as_object_mut() else {
         return;
     };
@@ -234,7 +234,7 @@ pub fn persistent_volume_claim(obj: &mut Value, op: Operation) {
 }
 
 /// `SetDefaults_PersistentVolume`; status starts as `Pending` on create.
-pub fn persistent_volume(obj: &mut Value, op: Operation) {
+pub(super) fn persistent_volume(obj: &mut Value, op: Operation) {
     let Some(root) = obj.as_object_mut() else {
         return;
     };

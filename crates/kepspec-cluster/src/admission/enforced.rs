@@ -21,9 +21,9 @@ use super::fielderr::FieldError;
 use super::ApiGates;
 
 /// The strategy type the draft adds.
-pub const TYPE: &str = "EnforcedRollingUpdate";
+pub(crate) const TYPE: &str = "EnforcedRollingUpdate";
 /// Its parameter block under `spec.updateStrategy`.
-pub const BLOCK: &str = "enforcedRollingUpdate";
+pub(crate) const BLOCK: &str = "enforcedRollingUpdate";
 const PATH: &str = "spec.updateStrategy.enforcedRollingUpdate";
 
 fn strategy_type(obj: &Value) -> Option<&str> {
@@ -38,14 +38,14 @@ fn uses_block(obj: &Value) -> bool {
 
 /// Whether `type: EnforcedRollingUpdate` may be written: the gate is on, or
 /// the stored object already has it.
-pub fn allowed(gates: &ApiGates, old: Option<&Value>) -> bool {
+pub(crate) fn allowed(gates: &ApiGates, old: Option<&Value>) -> bool {
     gates.enforced_rolling_update_in_statefulset
         || old.is_some_and(|o| strategy_type(o) == Some(TYPE))
 }
 
 /// With the gate off, a block the stored object does not already use is
 /// dropped.
-pub fn drop_disabled(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) {
+pub(crate) fn drop_disabled(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) {
     if gates.enforced_rolling_update_in_statefulset || old.is_some_and(uses_block) {
         return;
     }
@@ -56,7 +56,7 @@ pub fn drop_disabled(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) {
 
 /// The block's errors: only allowed with its type; validated as
 /// `rollingUpdate` is (`validate_rolling_update` is passed in).
-pub fn validate(
+pub(crate) fn validate(
     strategy: &Map<String, Value>,
     validate_rolling: impl Fn(&Map<String, Value>, &str) -> Vec<FieldError>,
     render: impl Fn(&Value) -> String,

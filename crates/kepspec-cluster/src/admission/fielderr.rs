@@ -5,7 +5,7 @@ use super::FieldCause;
 
 /// The kinds of field error the admission chain produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     /// `field.Required`.
     Required,
     /// `field.Invalid`.
@@ -51,7 +51,7 @@ impl ErrorKind {
 /// One field error; `value` is already rendered the way Go's `field.Error`
 /// prints the bad value (numbers bare, strings quoted, structs as `%#v`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     /// The kind of error.
     pub kind: ErrorKind,
     /// The field path, e.g. `spec.updateStrategy.type`.
@@ -64,17 +64,17 @@ pub struct FieldError {
 
 impl FieldError {
     /// `field.Required(path, detail)`.
-    pub fn required(field: &str, detail: &str) -> Self {
+    pub(crate) fn required(field: &str, detail: &str) -> Self {
         Self::new(ErrorKind::Required, field, String::new(), detail)
     }
 
     /// `field.Invalid(path, value, detail)` with a pre-rendered value.
-    pub fn invalid(field: &str, value: String, detail: &str) -> Self {
+    pub(crate) fn invalid(field: &str, value: String, detail: &str) -> Self {
         Self::new(ErrorKind::Invalid, field, value, detail)
     }
 
     /// `field.NotSupported(path, value, supported)` for a string value.
-    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+    pub(crate) fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
         let quoted: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
         let detail = if quoted.is_empty() {
             String::new()
@@ -85,23 +85,23 @@ impl FieldError {
     }
 
     /// `field.Forbidden(path, detail)`.
-    pub fn forbidden(field: &str, detail: &str) -> Self {
+    pub(crate) fn forbidden(field: &str, detail: &str) -> Self {
         Self::new(ErrorKind::Forbidden, field, String::new(), detail)
     }
 
     /// `field.TooLong(path, _, max)`: the value is never printed.
-    pub fn too_long(field: &str, max: usize) -> Self {
+    pub(crate) fn too_long(field: &str, max: usize) -> Self {
         let detail = format!("may not be more than {max} bytes");
         Self::new(ErrorKind::TooLong, field, String::new(), &detail)
     }
 
     /// `field.Duplicate(path, value)` for a string value.
-    pub fn duplicate(field: &str, value: &str) -> Self {
+    pub(crate) fn duplicate(field: &str, value: &str) -> Self {
         Self::new(ErrorKind::Duplicate, field, go_quote(value), "")
     }
 
     /// `field.NotFound(path, value)` for a string value.
-    pub fn not_found(field: &str, value: &str) -> Self {
+    pub(crate) fn not_found(field: &str, value: &str) -> Self {
         Self::new(ErrorKind::NotFound, field, go_quote(value), "")
     }
 
@@ -115,7 +115,7 @@ impl FieldError {
     }
 
     /// The message without the field (`ErrorBody`).
-    pub fn body(&self) -> String {
+    pub(crate) fn body(&self) -> String {
         let mut s = match self.kind {
             ErrorKind::Required | ErrorKind::Forbidden | ErrorKind::TooLong => {
                 self.kind.text().to_string()
@@ -130,7 +130,7 @@ impl FieldError {
     }
 
     /// The `Status` cause of this error.
-    pub fn to_cause(&self) -> FieldCause {
+    pub(crate) fn to_cause(&self) -> FieldCause {
         FieldCause {
             reason: self.kind.cause_type().to_string(),
             message: self.body(),
@@ -147,7 +147,7 @@ impl std::fmt::Display for FieldError {
 
 /// Go's `%q` of a string (strconv.Quote): printable characters kept,
 /// quotes, backslashes and control characters escaped.
-pub fn go_quote(s: &str) -> String {
+pub(super) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -173,7 +173,7 @@ pub fn go_quote(s: &str) -> String {
 }
 
 /// Go's `%#v` of a `map[string]string` (keys sorted; `None` is a nil map).
-pub fn go_string_map(map: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
+pub(super) fn go_string_map(map: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
     let Some(map) = map else {
         return "map[string]string(nil)".to_string();
     };
@@ -190,7 +190,7 @@ pub fn go_string_map(map: Option<&serde_json::Map<String, serde_json::Value>>) -
 }
 
 /// Go's `%#v` of an `intstr.IntOrString` given as JSON (a number or a string).
-pub fn go_int_or_string(v: &serde_json::Value) -> String {
+pub(super) fn go_int_or_string(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => {
             format!(

@@ -21,12 +21,12 @@ use serde_json::{json, Value};
 use super::fielderr::{go_int_or_string, go_quote, FieldError};
 
 /// The validating webhook's name.
-pub const WEBHOOK: &str = "vstatefulset.kb.io";
+pub(crate) const WEBHOOK: &str = "vstatefulset.kb.io";
 /// The readiness gate in-place updates need.
-pub const IN_PLACE_UPDATE_READY: &str = "InPlaceUpdateReady";
+pub(crate) const IN_PLACE_UPDATE_READY: &str = "InPlaceUpdateReady";
 
 /// Applies Kruise's defaults to an Advanced StatefulSet.
-pub fn default(obj: &mut Value) {
+pub(crate) fn default(obj: &mut Value) {
     let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };
@@ -63,7 +63,7 @@ pub fn default(obj: &mut Value) {
 
 /// Kruise's validation of its own fields, and on update of an
 /// `InPlaceOnly` set its template rule; the refusal message, if any.
-pub fn validate(obj: &Value, old: Option<&Value>) -> Option<String> {
+pub(crate) fn validate(obj: &Value, old: Option<&Value>) -> Option<String> {
     let errs = errors(obj);
     if errs.is_empty() {
         return old.and_then(|old| in_place_only(obj, old)).map(|e| {

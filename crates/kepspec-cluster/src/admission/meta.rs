@@ -5,7 +5,7 @@ use kepspec_core::Lookup as _;
 use serde_json::{Map, Value};
 
 /// `metadata.name`, or "" when absent.
-pub fn name(obj: &Value) -> &str {
+pub(crate) fn name(obj: &Value) -> &str {
     obj.lookup("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default()
@@ -13,7 +13,10 @@ pub fn name(obj: &Value) -> &str {
 
 /// The object map at `key` inside `parent`, created when absent or not an
 /// object.
-pub fn child_obj<'a>(parent: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+pub(crate) fn child_obj<'a>(
+    parent: &'a mut Map<String, Value>,
+    key: &str,
+) -> &'a mut Map<String, Value> {
     let slot = parent
         .entry(key.to_string())
         .or_insert_with(|| Value::Object(Map::new()));
@@ -27,7 +30,7 @@ pub fn child_obj<'a>(parent: &'a mut Map<String, Value>, key: &str) -> &'a mut M
 }
 
 /// Sets `key` to `value` when it is absent, null, or an empty string.
-pub fn default_value(map: &mut Map<String, Value>, key: &str, value: Value) {
+pub(crate) fn default_value(map: &mut Map<String, Value>, key: &str, value: Value) {
     let missing = match map.get(key) {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) => s.is_empty(),
@@ -39,18 +42,18 @@ pub fn default_value(map: &mut Map<String, Value>, key: &str, value: Value) {
 }
 
 /// A JSON integer at `key`, if present.
-pub fn int_at(map: &Map<String, Value>, key: &str) -> Option<i64> {
+pub(crate) fn int_at(map: &Map<String, Value>, key: &str) -> Option<i64> {
     map.get(key).and_then(Value::as_i64)
 }
 
 /// A string at `key`, or "" (absent, null and "" mean the same to Go's
 /// non-pointer strings).
-pub fn str_at<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+pub(crate) fn str_at<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
     map.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// `ValidateNonnegativeField`.
-pub fn nonnegative(value: i64, field: &str) -> Option<FieldError> {
+pub(crate) fn nonnegative(value: i64, field: &str) -> Option<FieldError> {
     (value < 0).then(|| {
         FieldError::invalid(
             field,
@@ -73,7 +76,7 @@ fn is_label(s: &str) -> bool {
 }
 
 /// Upstream's `IsDNS1123Label` messages for `value`.
-pub fn dns1123_label_errors(value: &str) -> Vec<String> {
+pub(crate) fn dns1123_label_errors(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     if value.len() > DNS1123_LABEL_MAX {
         out.push(format!(
@@ -89,7 +92,7 @@ pub fn dns1123_label_errors(value: &str) -> Vec<String> {
 /// Why `name` is not a valid path segment (apimachinery's
 /// `path.IsValidPathSegmentName`, the name rule of RBAC objects), if it is
 /// not.
-pub fn path_segment_error(name: &str) -> Option<String> {
+pub(crate) fn path_segment_error(name: &str) -> Option<String> {
     if name == "." || name == ".." {
         return Some(format!("may not be '{name}'"));
     }
@@ -100,7 +103,7 @@ pub fn path_segment_error(name: &str) -> Option<String> {
 }
 
 /// Upstream's `IsDNS1123Subdomain` messages for `value`.
-pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
+pub(crate) fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX {
         out.push(format!(
@@ -125,7 +128,7 @@ fn is_label_shaped(s: &str) -> bool {
 }
 
 /// Upstream's `IsValidLabelValue` messages.
-pub fn label_value_errors(value: &str) -> Vec<String> {
+pub(crate) fn label_value_errors(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     if value.len() > DNS1123_LABEL_MAX {
         out.push(format!(
@@ -139,7 +142,7 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
 }
 
 /// Upstream's `IsQualifiedName` messages (label and annotation keys).
-pub fn qualified_name_errors(value: &str) -> Vec<String> {
+pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (prefix, name) = match value.split_once('/') {
         Some((p, n)) if !n.contains('/') => (Some(p), n),
@@ -177,7 +180,7 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
 
 /// `ValidateLabels`: every key a qualified name, every value a label value,
 /// each error at `field` (`metadata.labels`) with the offending key or value.
-pub fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldError> {
+pub(crate) fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in labels.and_then(Value::as_object).into_iter().flatten() {
         for msg in qualified_name_errors(k) {
@@ -201,7 +204,10 @@ pub fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldError> {
 
 /// `ValidateObjectMeta` for the name on create: a name (or a generateName
 /// the server turns into one) is required and must pass `name_errors`.
-pub fn validate_create_name(obj: &Value, name_errors: fn(&str) -> Vec<String>) -> Vec<FieldError> {
+pub(crate) fn validate_create_name(
+    obj: &Value,
+    name_errors: fn(&str) -> Vec<String>,
+) -> Vec<FieldError> {
     let name = name(obj);
     let generate = obj
         .lookup("/metadata/generateName")
@@ -224,7 +230,7 @@ pub fn validate_create_name(obj: &Value, name_errors: fn(&str) -> Vec<String>) -
 
 /// A copy of `v` with the values Go's semantic equality treats as unset
 /// removed: nulls, empty strings, empty lists and empty maps.
-pub fn semantic(v: &Value) -> Value {
+pub(crate) fn semantic(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut out = Map::new();

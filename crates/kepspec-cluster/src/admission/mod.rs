@@ -25,16 +25,16 @@
 
 mod common;
 mod defaults;
-pub mod enforced;
+pub(crate) mod enforced;
 mod fielderr;
-pub mod kruise;
+pub(crate) mod kruise;
 pub(crate) mod meta;
 mod pod;
-pub mod quantity;
+pub(crate) mod quantity;
 pub(crate) mod selector;
 mod statefulset;
 
-pub use fielderr::FieldError;
+pub(crate) use fielderr::FieldError;
 
 use kepspec_core::gating::{self, Version};
 
@@ -160,7 +160,7 @@ fn parse_go_bool(s: &str) -> Option<bool> {
 
 /// The operation being admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
+pub(crate) enum Operation {
     /// A new object.
     Create,
     /// A change to an existing object.
@@ -168,11 +168,9 @@ pub enum Operation {
 }
 
 /// One admission request for the main resource (never a subresource).
-pub struct AdmissionRequest<'a> {
+pub(crate) struct AdmissionRequest<'a> {
     /// API group ("" for core).
     pub group: &'a str,
-    /// API version.
-    pub version: &'a str,
     /// Plural resource name, e.g. "statefulsets".
     pub resource: &'a str,
     /// Create or update.
@@ -187,7 +185,7 @@ pub struct AdmissionRequest<'a> {
 
 /// One field error as it appears in `Status.details.causes`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FieldCause {
+pub(crate) struct FieldCause {
     /// The cause type: "FieldValueInvalid", "FieldValueNotSupported",
     /// "FieldValueRequired", "FieldValueForbidden", "FieldValueDuplicate".
     pub reason: String,
@@ -200,7 +198,7 @@ pub struct FieldCause {
 
 /// A rejected object: becomes a 422 `Invalid` Status.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Invalid {
+pub(crate) struct Invalid {
     /// Kind, e.g. "StatefulSet".
     pub kind: String,
     /// API group, e.g. "apps" ("" for core).
@@ -216,7 +214,7 @@ impl Invalid {
     /// `StatefulSet.apps "web" is invalid: <field>: <message>`; several
     /// distinct errors are joined by ", " and wrapped in `[...]`
     /// (duplicates dropped, like `ToAggregate`).
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let qualified = if self.group.is_empty() {
             self.kind.clone()
         } else {
@@ -259,7 +257,7 @@ impl std::error::Error for Invalid {}
 
 /// What is wrong with a pod's new ephemeral containers (see
 /// [`pod::ephemeral_update_errors`]).
-pub fn ephemeral_update_errors(
+pub(crate) fn ephemeral_update_errors(
     new: &serde_json::Value,
     old: &serde_json::Value,
 ) -> Vec<FieldError> {
@@ -268,7 +266,7 @@ pub fn ephemeral_update_errors(
 
 /// Applies defaults and the strategy's field dropping to `req.object` in
 /// place, then validates it. Resources without rules pass unchanged.
-pub fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {
+pub(crate) fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {
     if req.operation == Operation::Create && req.group.is_empty() {
         crate::storage_protection::admit_create(req.resource, req.object);
     }

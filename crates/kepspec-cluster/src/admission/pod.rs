@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 const FORBIDDEN_UPDATE: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
 /// Defaults, prepares and validates a Pod create or update.
-pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
+pub(super) fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
     defaults::pod(req.object, req.operation);
     match (req.operation, req.old_object) {
         (Operation::Update, Some(old)) => {
@@ -152,7 +152,7 @@ fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `GetPodQOS`: Guaranteed when every container limits cpu and memory with
 /// equal requests, BestEffort when nothing is requested or limited,
 /// Burstable otherwise.
-pub fn qos_class(pod: &Value) -> &'static str {
+pub(super) fn qos_class(pod: &Value) -> &'static str {
     let mut any = false;
     let mut guaranteed = true;
     for list in ["initContainers", "containers"] {
@@ -216,7 +216,7 @@ const EPHEMERAL_ALLOWED: [&str; 17] = [
 /// container of the pod, a target among the regular and init containers,
 /// only the allowed fields); an existing ephemeral container may be neither
 /// removed nor changed (matched by name, since a patch may reorder them).
-pub fn ephemeral_update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
+pub(super) fn ephemeral_update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
     if old
         .lookup("/metadata/annotations/kubernetes.io~1config.mirror")
         .is_some()

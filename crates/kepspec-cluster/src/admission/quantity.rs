@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// The quantity in thousandths of a unit, rounded up like
 /// `Quantity.MilliValue()`. `None` when the text is not a quantity.
-pub fn parse_milli(text: &str) -> Option<i128> {
+pub(crate) fn parse_milli(text: &str) -> Option<i128> {
     let text = text.trim();
     let (number, suffix) = split_suffix(text)?;
     let (negative, digits) = match number.as_bytes().first()? {
@@ -41,7 +41,7 @@ pub fn parse_milli(text: &str) -> Option<i128> {
 }
 
 /// The quantity at `v` (a JSON string or number) in thousandths.
-pub fn milli_of(v: &Value) -> Option<i128> {
+pub(crate) fn milli_of(v: &Value) -> Option<i128> {
     match v {
         Value::String(s) => parse_milli(s),
         Value::Number(n) => parse_milli(&n.to_string()),

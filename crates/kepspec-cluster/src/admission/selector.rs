@@ -4,7 +4,7 @@ use super::fielderr::{go_quote, FieldError};
 use serde_json::{Map, Value};
 
 /// `ValidateLabelSelector` (operators and their values).
-pub fn validate(selector: &Map<String, Value>, field: &str) -> Vec<FieldError> {
+pub(crate) fn validate(selector: &Map<String, Value>, field: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let Some(exprs) = selector.get("matchExpressions").and_then(Value::as_array) else {
         return errs;
@@ -47,7 +47,7 @@ pub fn validate(selector: &Map<String, Value>, field: &str) -> Vec<FieldError> {
 }
 
 /// Whether the selector has no requirements at all.
-pub fn is_empty(selector: &Map<String, Value>) -> bool {
+pub(crate) fn is_empty(selector: &Map<String, Value>) -> bool {
     let labels = selector
         .get("matchLabels")
         .and_then(Value::as_object)
@@ -60,7 +60,7 @@ pub fn is_empty(selector: &Map<String, Value>) -> bool {
 }
 
 /// Whether `labels` satisfy every requirement of `selector`.
-pub fn matches(selector: &Map<String, Value>, labels: Option<&Map<String, Value>>) -> bool {
+pub(crate) fn matches(selector: &Map<String, Value>, labels: Option<&Map<String, Value>>) -> bool {
     let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
     if let Some(ml) = selector.get("matchLabels").and_then(Value::as_object) {
         for (k, v) in ml {
@@ -95,7 +95,7 @@ pub fn matches(selector: &Map<String, Value>, labels: Option<&Map<String, Value>
 
 /// Go's `%#v` of an empty `*metav1.LabelSelector` as the apiserver prints it
 /// in "empty selector" errors.
-pub fn go_render_empty(selector: &Map<String, Value>) -> String {
+pub(crate) fn go_render_empty(selector: &Map<String, Value>) -> String {
     let labels = if selector.get("matchLabels").is_some_and(Value::is_object) {
         "map[string]string{}"
     } else {

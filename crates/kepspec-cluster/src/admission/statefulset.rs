@@ -22,7 +22,7 @@ const MUTABLE_SPEC_FIELDS: [&str; 7] = [
 const FORBIDDEN_UPDATE: &str = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
 
 /// Defaults, prepares and validates a StatefulSet create or update.
-pub fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
+pub(super) fn admit(req: &mut AdmissionRequest<'_>) -> Vec<FieldError> {
     defaults::statefulset(req.object, req.gates);
     let old = req
         .old_object

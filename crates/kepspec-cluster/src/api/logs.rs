@@ -9,7 +9,7 @@ use super::super::status::ApiError;
 use super::Req;
 
 /// Picks the container a log request addresses, or the upstream error.
-pub fn pick_container(pod: &Value, requested: Option<&str>) -> Result<String, ApiError> {
+pub(super) fn pick_container(pod: &Value, requested: Option<&str>) -> Result<String, ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or_default();
     let names: Vec<&str> = pod["spec"]["containers"]
         .as_array()
@@ -37,7 +37,7 @@ pub fn pick_container(pod: &Value, requested: Option<&str>) -> Result<String, Ap
 }
 
 /// Whether the container has started (its log exists), or the upstream error.
-pub fn check_started(pod: &Value, container: &str) -> Result<(), ApiError> {
+pub(super) fn check_started(pod: &Value, container: &str) -> Result<(), ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or_default();
     let status = pod["status"]["containerStatuses"]
         .as_array()
@@ -64,7 +64,7 @@ pub fn check_started(pod: &Value, container: &str) -> Result<(), ApiError> {
 }
 
 /// `GET pods/<name>/log`.
-pub fn get(req: &Req<'_>, pod: &Value) -> Result<Response, ApiError> {
+pub(super) fn get(req: &Req<'_>, pod: &Value) -> Result<Response, ApiError> {
     let container = pick_container(pod, req.params.get("container").map(String::as_str))?;
     check_started(pod, &container)?;
     Ok((StatusCode::OK, [(header::CONTENT_TYPE, "text/plain")], "").into_response())

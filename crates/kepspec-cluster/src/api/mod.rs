@@ -12,7 +12,7 @@ mod table_custom;
 mod table_pod;
 mod watch;
 mod write;
-pub mod yaml;
+pub(crate) mod yaml;
 
 use kepspec_core::Lookup as _;
 use std::collections::HashMap;
@@ -35,14 +35,14 @@ use super::resources::{self, ResourceInfo};
 use super::status::ApiError;
 use super::store::Store;
 
-pub use path::{route, ResourcePath, Route};
+pub(crate) use path::{ResourcePath, Route};
 
 /// The request body limit (upstream's 3 MiB).
-pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Shared server state.
 #[derive(Clone)]
-pub struct ApiState {
+pub(crate) struct ApiState {
     /// Object storage.
     pub store: Store,
     /// Request log and fault rules.
@@ -63,7 +63,7 @@ pub struct ApiState {
 
 impl ApiState {
     /// A copy of the current gates.
-    pub fn gates(&self) -> ApiGates {
+    pub(crate) fn gates(&self) -> ApiGates {
         match self.gates.read() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),
@@ -72,15 +72,15 @@ impl ApiState {
 }
 
 /// Query parameters as a map (last value wins).
-pub type Params = HashMap<String, String>;
+pub(crate) type Params = HashMap<String, String>;
 
 /// The axum router serving the whole API.
-pub fn router(state: ApiState) -> Router {
+pub(crate) fn router(state: ApiState) -> Router {
     Router::new().fallback(handle).with_state(state)
 }
 
 /// A JSON response.
-pub fn json_response(code: StatusCode, v: &Value) -> Response {
+pub(crate) fn json_response(code: StatusCode, v: &Value) -> Response {
     let body = serde_json::to_vec(v).unwrap_or_default();
     (
         code,
@@ -94,7 +94,7 @@ pub fn json_response(code: StatusCode, v: &Value) -> Response {
 }
 
 /// A Status error response.
-pub fn error_response(e: &ApiError) -> Response {
+pub(crate) fn error_response(e: &ApiError) -> Response {
     let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut r = json_response(code, &e.to_status());
     if let Some(s) = e.retry_after_seconds {
@@ -151,7 +151,7 @@ fn record_for(
 /// Splits a `/t/<token>` credential prefix off a request path. kubectl (client-go)
 /// never sends kubeconfig credentials to a plain-http server, so the kubeconfig
 /// written for it carries the token in the server URL's path instead.
-pub fn split_token_prefix<'a>(path: &'a str, token: &str) -> Option<&'a str> {
+pub(crate) fn split_token_prefix<'a>(path: &'a str, token: &str) -> Option<&'a str> {
     let rest = path.strip_prefix("/t/")?;
     let (given, tail) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
@@ -368,7 +368,7 @@ async fn resource(
 }
 
 /// One resource request, as the verb handlers see it.
-pub struct Req<'a> {
+pub(crate) struct Req<'a> {
     /// Server state.
     pub state: &'a ApiState,
     /// The resource.
@@ -389,13 +389,13 @@ pub struct Req<'a> {
 
 impl Req<'_> {
     /// `dryRun=All` was requested.
-    pub fn dry_run(&self) -> bool {
+    pub(crate) fn dry_run(&self) -> bool {
         self.params.get("dryRun").is_some_and(|v| v == "All")
     }
 
     /// The `meta.k8s.io` version when the client asked for metadata only
     /// (and not for a Table).
-    pub fn metadata_only(&self) -> Option<&'static str> {
+    pub(crate) fn metadata_only(&self) -> Option<&'static str> {
         if self.table().is_some() {
             return None;
         }
@@ -403,7 +403,7 @@ impl Req<'_> {
     }
 
     /// `Some(includeObject)` when the client asked for a Table.
-    pub fn table(&self) -> Option<String> {
+    pub(crate) fn table(&self) -> Option<String> {
         table::wants_table(self.headers).then(|| {
             self.params
                 .get("includeObject")
@@ -413,7 +413,7 @@ impl Req<'_> {
     }
 
     /// The field manager of this request's write.
-    pub fn manager(&self, operation: Operation) -> Manager {
+    pub(crate) fn manager(&self, operation: Operation) -> Manager {
         Manager {
             name: Manager::of_request(
                 self.params.get("fieldManager").map(String::as_str),
@@ -426,7 +426,7 @@ impl Req<'_> {
     }
 
     /// The `User-Agent` header ("" if absent).
-    pub fn user_agent(&self) -> &str {
+    pub(crate) fn user_agent(&self) -> &str {
         self.headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -436,7 +436,9 @@ impl Req<'_> {
     /// The stale view in force for this client, if its read allows a cache
     /// (see [`super::stale::cacheable_read`]), with the resourceVersion the
     /// answer must be at least as new as.
-    pub fn stale_view(&self) -> Option<(super::faults::RuleId, super::stale::StaleView, u64)> {
+    pub(crate) fn stale_view(
+        &self,
+    ) -> Option<(super::faults::RuleId, super::stale::StaleView, u64)> {
         let param = |k: &str| self.params.get(k).map_or("", String::as_str);
         let floor =
             super::stale::cacheable_read(param("resourceVersion"), param("resourceVersionMatch"))?;
@@ -445,7 +447,7 @@ impl Req<'_> {
     }
 
     /// The Content-Type's media type ("" if absent).
-    pub fn content_type(&self) -> String {
+    pub(crate) fn content_type(&self) -> String {
         self.headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -521,7 +523,7 @@ pub(crate) fn asked_as(
 /// (`NegotiateInputSerializerForMediaType` in k8s.io/apiserver's
 /// endpoints/handlers/negotiation): the official Python client sends its
 /// bodies without one.
-pub fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError> {
+pub(crate) fn decode_object(content_type: &str, bytes: &[u8]) -> Result<Value, ApiError> {
     let v: Value = match content_type {
         "application/json" | "" => serde_json::from_slice(bytes).map_err(|e| {
             ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 /// The `meta.k8s.io` version asked for (`v1` or `v1beta1`), when the client
 /// asked for metadata only (and not a Table, which comes first).
-pub fn wants(headers: &HeaderMap) -> Option<&'static str> {
+pub(super) fn wants(headers: &HeaderMap) -> Option<&'static str> {
     let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
     super::asked_as(
         accept,
@@ -25,7 +25,7 @@ pub fn wants(headers: &HeaderMap) -> Option<&'static str> {
 }
 
 /// One object as PartialObjectMetadata.
-pub fn object(version: &str, obj: &Value) -> Value {
+pub(super) fn object(version: &str, obj: &Value) -> Value {
     json!({
         "kind": "PartialObjectMetadata",
         "apiVersion": format!("meta.k8s.io/{version}"),
@@ -34,7 +34,7 @@ pub fn object(version: &str, obj: &Value) -> Value {
 }
 
 /// A list as PartialObjectMetadataList with the list's `metadata`.
-pub fn list(version: &str, items: &[Value], meta: Value) -> Value {
+pub(super) fn list(version: &str, items: &[Value], meta: Value) -> Value {
     json!({
         "kind": "PartialObjectMetadataList",
         "apiVersion": format!("meta.k8s.io/{version}"),

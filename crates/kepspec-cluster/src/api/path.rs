@@ -2,7 +2,7 @@
 
 /// A request for a resource (as opposed to discovery and other non-resource paths).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ResourcePath {
+pub(crate) struct ResourcePath {
     /// API group ("" for core).
     pub group: String,
     /// API version.
@@ -21,7 +21,7 @@ pub struct ResourcePath {
 
 /// What a path addresses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     /// `/version`
     Version,
     /// `/metrics` (the feature-gate metric).
@@ -92,7 +92,7 @@ fn resource_tail(group: &str, version: &str, rest: &[&str]) -> Route {
 }
 
 /// Parses a request path (without query).
-pub fn route(path: &str) -> Route {
+pub(crate) fn route(path: &str) -> Route {
     let trimmed = path.trim_end_matches('/');
     let segs: Vec<&str> = trimmed.split('/').skip(1).collect();
     match segs.as_slice() {
@@ -115,7 +115,11 @@ pub fn route(path: &str) -> Route {
 }
 
 /// The apiserver verb of a resource request.
-pub fn verb(method: &http::Method, p: &ResourcePath, watch_param: bool) -> Option<&'static str> {
+pub(super) fn verb(
+    method: &http::Method,
+    p: &ResourcePath,
+    watch_param: bool,
+) -> Option<&'static str> {
     use http::Method;
     let named = p.name.is_some();
     Some(match *method {

@@ -16,10 +16,10 @@ use crate::proto::{self, Error};
 use crate::status::ApiError;
 
 /// The Content-Type of a protobuf watch.
-pub const WATCH_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
+pub(super) const WATCH_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
 
 /// Reads a protobuf request body.
-pub fn decode_body(bytes: &[u8]) -> Result<Value, ApiError> {
+pub(super) fn decode_body(bytes: &[u8]) -> Result<Value, ApiError> {
     proto::decode(bytes).map_err(|e| match e {
         // What kube-apiserver answers for a custom resource's protobuf body.
         Error::UnknownKind { .. } => {
@@ -35,7 +35,7 @@ pub fn decode_body(bytes: &[u8]) -> Result<Value, ApiError> {
 /// `Accept` that the server can answer is protobuf (plain, or as
 /// PartialObjectMetadata). A protobuf Table is not served; such a range is
 /// passed over for the next.
-pub fn wanted(headers: &HeaderMap) -> bool {
+pub(super) fn wanted(headers: &HeaderMap) -> bool {
     let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
         return false;
     };
@@ -57,7 +57,7 @@ pub fn wanted(headers: &HeaderMap) -> bool {
 
 /// A JSON answer in protobuf, when its kind has a protobuf form; otherwise
 /// the JSON answer as it is.
-pub async fn answer(resp: Response) -> Response {
+pub(super) async fn answer(resp: Response) -> Response {
     let is_json = resp
         .headers()
         .get(header::CONTENT_TYPE)
@@ -100,7 +100,7 @@ pub async fn answer(resp: Response) -> Response {
 /// `metav1.WatchEvent` without the envelope, whose `object.raw` is the
 /// object with its envelope (the apiserver's stream and embedded
 /// serializers). `None` when the object has no protobuf form.
-pub fn watch_frame(kind: &str, object: &Value) -> Option<Bytes> {
+pub(super) fn watch_frame(kind: &str, object: &Value) -> Option<Bytes> {
     let raw = proto::encode(object).ok()?;
     // metav1.WatchEvent: type (1), object (2), a RawExtension whose raw
     // (1) holds the object's bytes.

@@ -10,7 +10,7 @@ use super::super::status::ApiError;
 use super::{json_response, sub, Req};
 
 /// An object as served by one resource version endpoint.
-pub fn output(info: &ResourceInfo, mut obj: Value) -> Value {
+pub(super) fn output(info: &ResourceInfo, mut obj: Value) -> Value {
     if super::super::convert::is_events_v1(info) {
         return super::super::convert::core_to_events_v1(&obj);
     }
@@ -34,7 +34,7 @@ pub fn output(info: &ResourceInfo, mut obj: Value) -> Value {
 }
 
 /// Parsed `labelSelector` and `fieldSelector`.
-pub struct Selectors {
+pub(super) struct Selectors {
     /// Label selector.
     pub labels: LabelSelector,
     /// Field selector.
@@ -43,7 +43,7 @@ pub struct Selectors {
 
 impl Selectors {
     /// From the query parameters (400 on a malformed selector).
-    pub fn from_req(req: &Req<'_>) -> Result<Self, ApiError> {
+    pub(super) fn from_req(req: &Req<'_>) -> Result<Self, ApiError> {
         let labels =
             LabelSelector::parse(req.params.get("labelSelector").map_or("", String::as_str))
                 .map_err(ApiError::bad_request)?;
@@ -57,18 +57,18 @@ impl Selectors {
     }
 
     /// Whether an object is selected.
-    pub fn matches(&self, obj: &Value) -> bool {
+    pub(super) fn matches(&self, obj: &Value) -> bool {
         self.labels.matches(obj) && self.fields.matches(obj)
     }
 
     /// No selector given.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.labels.0.is_empty() && self.fields.0.is_empty()
     }
 }
 
 /// `GET .../name[/status|/scale]`.
-pub fn get(req: &Req<'_>) -> Result<Response, ApiError> {
+pub(super) fn get(req: &Req<'_>) -> Result<Response, ApiError> {
     let info = req.info;
     let store = &req.state.store;
     let current = || store.get(&info.gr(), req.ns, req.name);
@@ -140,13 +140,13 @@ fn b64_decode(s: &str) -> Option<Vec<u8>> {
 }
 
 /// Encodes a continue token: the list's resourceVersion and the key to start after.
-pub fn encode_continue(rv: u64, start: &str) -> String {
+pub(super) fn encode_continue(rv: u64, start: &str) -> String {
     let j = json!({"v": "meta.k8s.io/v1", "rv": rv, "start": format!("{start}\u{0}")});
     b64_encode(j.to_string().as_bytes())
 }
 
 /// Decodes a continue token.
-pub fn decode_continue(token: &str) -> Option<(u64, String)> {
+pub(super) fn decode_continue(token: &str) -> Option<(u64, String)> {
     let bytes = b64_decode(token)?;
     let j: Value = serde_json::from_slice(&bytes).ok()?;
     if j["v"] != "meta.k8s.io/v1" {
@@ -240,7 +240,7 @@ fn snapshot(
 }
 
 /// `GET` a collection.
-pub fn list(req: &Req<'_>) -> Result<Response, ApiError> {
+pub(super) fn list(req: &Req<'_>) -> Result<Response, ApiError> {
     let info = req.info;
     let sel = Selectors::from_req(req)?;
     let ns = (!req.all_namespaces).then_some(req.ns);

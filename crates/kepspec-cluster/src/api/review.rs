@@ -17,7 +17,7 @@ use crate::status::ApiError;
 const REASON: &str = "the embedded cluster authorizes every request (no RBAC)";
 
 /// Answers a `POST` of a review with the review and its status (201).
-pub fn answer(req: &Req<'_>, body: &[u8]) -> Result<Response, ApiError> {
+pub(super) fn answer(req: &Req<'_>, body: &[u8]) -> Result<Response, ApiError> {
     if !req.sub.is_empty() || !req.name.is_empty() {
         return Err(ApiError::method_not_allowed());
     }

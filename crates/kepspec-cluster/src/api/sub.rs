@@ -28,7 +28,7 @@ fn pointer(path: &str) -> String {
 }
 
 /// The `autoscaling/v1` Scale view of an object.
-pub fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
+pub(crate) fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
     let Some((spec_path, status_path, sel_path)) = &info.scale else {
         return json!({});
     };
@@ -125,7 +125,7 @@ fn current(t: &Txn<'_>, req: &Req<'_>) -> Result<Value, ApiError> {
 }
 
 /// `PUT .../scale`.
-pub fn update_scale(req: &Req<'_>, scale: &Value) -> Result<Response, ApiError> {
+pub(crate) fn update_scale(req: &Req<'_>, scale: &Value) -> Result<Response, ApiError> {
     let out = req.state.store.transact(|t| {
         let cur = current(t, req)?;
         write_scale(t, req, &cur, scale)
@@ -134,7 +134,7 @@ pub fn update_scale(req: &Req<'_>, scale: &Value) -> Result<Response, ApiError> 
 }
 
 /// `PATCH .../scale`.
-pub fn patch_scale(req: &Req<'_>, pt: PatchType, doc: &Value) -> Result<Response, ApiError> {
+pub(crate) fn patch_scale(req: &Req<'_>, pt: PatchType, doc: &Value) -> Result<Response, ApiError> {
     let out = req.state.store.transact(|t| {
         let cur = current(t, req)?;
         let scale = scale_of(req.info, &cur);
@@ -145,7 +145,7 @@ pub fn patch_scale(req: &Req<'_>, pt: PatchType, doc: &Value) -> Result<Response
 }
 
 /// `POST pods/<name>/binding`: sets spec.nodeName and the PodScheduled condition.
-pub fn bind(req: &Req<'_>, binding: &Value) -> Result<Response, ApiError> {
+pub(crate) fn bind(req: &Req<'_>, binding: &Value) -> Result<Response, ApiError> {
     let node = binding["target"]["name"]
         .as_str()
         .unwrap_or_default()
@@ -204,7 +204,7 @@ pub fn bind(req: &Req<'_>, binding: &Value) -> Result<Response, ApiError> {
 }
 
 /// `PUT namespaces/<name>/finalize`: replaces spec.finalizers.
-pub fn finalize(req: &Req<'_>, ns_obj: &Value) -> Result<Response, ApiError> {
+pub(crate) fn finalize(req: &Req<'_>, ns_obj: &Value) -> Result<Response, ApiError> {
     let info = req.info;
     let out = req.state.store.transact(|t| {
         let key = ObjKey::new(&info.gr(), "", req.name);

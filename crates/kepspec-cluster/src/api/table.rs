@@ -9,7 +9,7 @@ use super::table_custom::custom_table;
 use super::table_pod::pod_cells;
 
 /// Whether the client asked for a Table (`Accept: application/json;as=Table;...`).
-pub fn wants_table(headers: &HeaderMap) -> bool {
+pub(super) fn wants_table(headers: &HeaderMap) -> bool {
     headers
         .get(http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -17,7 +17,7 @@ pub fn wants_table(headers: &HeaderMap) -> bool {
 }
 
 /// kubectl's `duration.HumanDuration`.
-pub fn human_duration(secs: i64) -> String {
+pub(super) fn human_duration(secs: i64) -> String {
     if secs < -1 {
         return "<invalid>".to_string();
     }
@@ -443,7 +443,12 @@ pub(super) fn row_object(info: &ResourceInfo, o: &Value, include: &str) -> Value
 }
 
 /// A Table of `objects`; `list_meta` becomes the table's metadata.
-pub fn table(info: &ResourceInfo, objects: &[Value], list_meta: Value, include: &str) -> Value {
+pub(super) fn table(
+    info: &ResourceInfo,
+    objects: &[Value],
+    list_meta: Value,
+    include: &str,
+) -> Value {
     if !info.printer_columns.is_empty() {
         return custom_table(info, objects, list_meta, include);
     }

@@ -6,7 +6,7 @@ use super::super::resources::ResourceInfo;
 use super::table::{age, row_object};
 
 /// Evaluates the simple JSONPath forms printer columns use (`.a.b`, `.a[0].b`).
-pub fn simple_json_path<'a>(obj: &'a Value, path: &str) -> Option<&'a Value> {
+pub(super) fn simple_json_path<'a>(obj: &'a Value, path: &str) -> Option<&'a Value> {
     let mut cur = obj;
     for seg in path
         .trim_start_matches('.')

@@ -30,7 +30,7 @@ enum Start {
 
 /// The type a stored event has for one watcher, if it sees it: a change
 /// into or out of its selection is an ADDED or a DELETED.
-pub fn translate(ev: &Event, sel: &Selectors) -> Option<EventType> {
+pub(super) fn translate(ev: &Event, sel: &Selectors) -> Option<EventType> {
     let now = sel.matches(&ev.object);
     match ev.kind {
         EventType::Added | EventType::Deleted => now.then_some(ev.kind),
@@ -87,7 +87,10 @@ fn bookmark(
 /// `sendInitialEvents` needs `resourceVersionMatch=NotOlderThan`, and a
 /// `resourceVersionMatch` needs `sendInitialEvents`. The 422 names
 /// `ListOptions.meta.k8s.io`, as the list handler's `NewInvalid` does.
-pub fn check_watch_options(send_initial: Option<&str>, matched: &str) -> Result<(), ApiError> {
+pub(super) fn check_watch_options(
+    send_initial: Option<&str>,
+    matched: &str,
+) -> Result<(), ApiError> {
     let forbidden = |message: &str| Cause {
         reason: "FieldValueForbidden".into(),
         message: format!("Forbidden: {message}"),
@@ -123,7 +126,7 @@ pub fn check_watch_options(send_initial: Option<&str>, matched: &str) -> Result<
 }
 
 /// `GET ...?watch=true`.
-pub fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
+pub(super) fn watch(req: &Req<'_>) -> Result<Response, ApiError> {
     check_watch_options(
         req.params.get("sendInitialEvents").map(String::as_str),
         req.params

@@ -52,7 +52,7 @@ fn target(sub: &str) -> Target {
 }
 
 /// `POST` a collection (or `pods/<name>/binding`).
-pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+pub(super) async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let obj = decode_object(&req.content_type(), &body)?;
     if req.sub == "binding" {
         return sub::bind(req, &obj);
@@ -78,7 +78,7 @@ pub async fn create(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
 }
 
 /// `PUT` an object or its status/scale/finalize subresource.
-pub async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+pub(super) async fn update(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let obj = decode_object(&req.content_type(), &body)?;
     match req.sub {
         "scale" => return sub::update_scale(req, &obj),
@@ -136,7 +136,7 @@ fn unsupported_patch(builtin: bool) -> ApiError {
 }
 
 /// Applies a patch of type `pt` to `current` (the object as stored).
-pub fn apply_patch(
+pub(super) fn apply_patch(
     pt: PatchType,
     builtin: bool,
     current: &Value,
@@ -246,7 +246,7 @@ fn apply_error(req: &Req<'_>, e: ApplyError) -> ApiError {
 }
 
 /// `PATCH` an object or a subresource.
-pub async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+pub(super) async fn patch(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let ct = req.content_type();
     let pt = PatchType::from_content_type(&ct)
         .filter(|pt| *pt != PatchType::Strategic || req.info.builtin)
@@ -387,7 +387,7 @@ fn delete_opts(req: &Req<'_>, body: &[u8]) -> Result<DeleteOpts, ApiError> {
 }
 
 /// `DELETE` one object.
-pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+pub(super) async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     if !req.sub.is_empty() {
         return Err(ApiError::method_not_allowed());
     }
@@ -442,7 +442,7 @@ pub async fn delete(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
 }
 
 /// `DELETE` a collection (selectors apply).
-pub async fn delete_collection(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
+pub(super) async fn delete_collection(req: &Req<'_>, body: Bytes) -> Result<Response, ApiError> {
     let opts = delete_opts(req, &body)?;
     let sel = Selectors::from_req(req)?;
     let info = req.info;

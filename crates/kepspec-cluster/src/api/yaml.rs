@@ -9,11 +9,11 @@ use serde_json::Value;
 
 /// The nesting the decoders accept (serde_json's recursion limit, and
 /// [`kepspec_core::yaml`]'s).
-pub const MAX_DEPTH: usize = kepspec_core::yaml::MAX_DEPTH;
+pub(crate) const MAX_DEPTH: usize = kepspec_core::yaml::MAX_DEPTH;
 
 /// Parses a YAML document into a JSON value, refusing flow collections
 /// nested deeper than [`MAX_DEPTH`] before parsing.
-pub fn parse(bytes: &[u8]) -> Result<Value, String> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Value, String> {
     if let Some((line, column)) = too_deep(bytes, MAX_DEPTH) {
         return Err(format!(
             "flow collections nested deeper than {MAX_DEPTH} levels at line {line} column {column}"
@@ -27,7 +27,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, String> {
 /// start (after a line start, `:`, `-`, `,`, `?`, or another opener); quoted
 /// scalars and comments are skipped. A plain scalar such as `a[b` opens
 /// nothing.
-pub fn too_deep(bytes: &[u8], max: usize) -> Option<(usize, usize)> {
+pub(crate) fn too_deep(bytes: &[u8], max: usize) -> Option<(usize, usize)> {
     let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
     // Whether the next non-blank character starts a value.
     let mut value_start = true;

@@ -13,17 +13,17 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::delete::{delete_in, DeleteOpts, Propagation};
-use super::meta::{finalizers, meta_str, owner_uids, set_finalizers};
+use super::meta::{finalizers, meta_str, set_finalizers};
 use super::objects::{update_in, Target};
 use super::resources::{self, ResourceInfo};
 use super::store::{Gr, ObjKey, Store};
 
 mod relevance;
-pub use relevance::{matters, Known};
+pub(crate) use relevance::{matters, Known};
 
 /// One thing the collector decided to do.
 #[derive(Clone, Debug, PartialEq)]
-pub enum GcAction {
+pub(crate) enum GcAction {
     /// Delete an object with a propagation policy.
     Delete(ObjKey, Propagation),
     /// Drop the owner references with these uids from an object.
@@ -55,7 +55,7 @@ fn refs(o: &Value) -> Vec<(String, bool)> {
 }
 
 /// Decides the collector's next actions from a snapshot of every object (pure).
-pub fn plan<V: Borrow<Value>>(objects: &[(ObjKey, V)]) -> Vec<GcAction> {
+pub(crate) fn plan<V: Borrow<Value>>(objects: &[(ObjKey, V)]) -> Vec<GcAction> {
     let objects: Vec<(&ObjKey, &Value)> = objects.iter().map(|(k, o)| (k, o.borrow())).collect();
     let by_uid: HashMap<&str, &Value> = objects
         .iter()
@@ -230,11 +230,6 @@ fn act(
     .is_ok()
 }
 
-/// Runs one collection pass; returns whether it changed anything.
-pub fn collect_once(store: &Store) -> bool {
-    collect_pass(store).0 > 0
-}
-
 /// The objects a pass decides on: those that name owners, are being
 /// deleted or carry finalizers, every object named as an owner, the
 /// namespaces and ServiceAccounts, everything in a namespace being deleted
@@ -404,7 +399,7 @@ const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(25);
 /// Runs the collector until cancelled: a full pass at start, then one
 /// whenever a committed change [`matters`] given what the last pass found
 /// (all of them again if the event window has moved past what it saw).
-pub async fn run(store: Store, cancel: CancellationToken) {
+pub(crate) async fn run(store: Store, cancel: CancellationToken) {
     let mut changed = store.subscribe();
     let mut seen: Option<u64> = None;
     let mut known: Option<Known> = None;
@@ -444,11 +439,6 @@ pub async fn run(store: Store, cancel: CancellationToken) {
             _ = cancel.cancelled() => return,
         }
     }
-}
-
-/// Uids of the owners an object names (re-exported helper for tests and callers).
-pub fn owners(obj: &Value) -> Vec<String> {
-    owner_uids(obj)
 }
 
 #[cfg(test)]

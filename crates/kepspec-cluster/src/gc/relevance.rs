@@ -14,7 +14,7 @@ use crate::store::{Event, EventType, Gr, ObjKey};
 
 /// What the last pass found, as far as deciding on later changes needs it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Known {
+pub(crate) struct Known {
     /// Uids of objects that exist and that some object names as owner.
     pub live_owners: HashSet<String>,
     /// Uids of objects being deleted with a `foregroundDeletion` or
@@ -29,7 +29,7 @@ pub struct Known {
 impl Known {
     /// What a pass over `objects` (every object it decides on) finds;
     /// `owners` are the uids any stored object names as owner.
-    pub fn of<V: std::borrow::Borrow<Value>>(
+    pub(crate) fn of<V: std::borrow::Borrow<Value>>(
         objects: &[(ObjKey, V)],
         owners: &HashSet<&str>,
         storage_waiting: bool,
@@ -74,7 +74,7 @@ impl Known {
 ///   owner.
 ///
 /// Everything else, status and spec changes most of all, cannot.
-pub fn matters(ev: &Event, known: Option<&Known>) -> bool {
+pub(crate) fn matters(ev: &Event, known: Option<&Known>) -> bool {
     let always = matches!(
         (ev.key.gr.group.as_str(), ev.key.gr.resource.as_str()),
         ("", "namespaces")

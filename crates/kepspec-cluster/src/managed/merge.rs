@@ -11,7 +11,7 @@ use super::set::{display, FieldSet, Path};
 
 /// The fields a configuration sets. `Err` names the list item that lacks
 /// its key, as structured-merge-diff refuses it.
-pub fn field_set(config: &Value) -> Result<FieldSet, String> {
+pub(super) fn field_set(config: &Value) -> Result<FieldSet, String> {
     let mut out = FieldSet::default();
     if let Some(m) = config.as_object() {
         object_set(m, &mut Vec::new(), &mut out)?;
@@ -75,7 +75,7 @@ fn item_set(atomic: bool, item: &Value, path: &mut Path, out: &mut FieldSet) -> 
 /// Merges `config` into `live`: objects field by field, associative lists
 /// item by item (live order, new items after), sets by value; anything else
 /// (scalars, atomic lists and objects) is replaced. A `null` unsets.
-pub fn merge(live: &Value, config: &Value) -> Value {
+pub(super) fn merge(live: &Value, config: &Value) -> Value {
     merge_value("", Some(live), config)
 }
 
@@ -126,7 +126,7 @@ fn merge_value(field: &str, live: Option<&Value>, config: &Value) -> Value {
 /// What changed from `old` to `new`: the paths added or modified, and the
 /// paths removed. `metadata.managedFields` is no field a manager owns, so
 /// it is left out (read in place: neither object is copied).
-pub fn compare(old: &Value, new: &Value) -> (FieldSet, FieldSet) {
+pub(super) fn compare(old: &Value, new: &Value) -> (FieldSet, FieldSet) {
     let mut changed = FieldSet::default();
     let mut removed = FieldSet::default();
     let empty = Map::new();
@@ -249,7 +249,7 @@ fn compare_lists(
 /// Removes from `obj` each path of `gone` that `kept` does not touch (no
 /// manager owns it or anything below it), and objects that removal leaves
 /// empty; the key fields of a kept list item stay.
-pub fn prune(obj: &mut Value, gone: &FieldSet, kept: &FieldSet) {
+pub(super) fn prune(obj: &mut Value, gone: &FieldSet, kept: &FieldSet) {
     for p in gone.paths() {
         if kept.touches(&p) || is_key_field(&p) {
             continue;

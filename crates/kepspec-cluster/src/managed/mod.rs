@@ -21,12 +21,12 @@ mod set;
 use kepspec_core::Lookup as _;
 use serde_json::{json, Map, Value};
 
-pub use schema::{list_type, ListType};
+pub(crate) use schema::{list_type, ListType};
 use set::{display, FieldSet};
 
 /// `operation` of a managedFields entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
+pub(crate) enum Operation {
     /// Server-side apply.
     Apply,
     /// Create, update or a non-apply patch.
@@ -44,7 +44,7 @@ impl Operation {
 
 /// Who writes: a field manager.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Manager {
+pub(crate) struct Manager {
     /// `fieldManager`, or the User-Agent up to its first `/`, or `unknown`.
     pub name: String,
     /// Apply or update.
@@ -58,7 +58,7 @@ pub struct Manager {
 impl Manager {
     /// The manager of a request: `fieldManager` if given, else the
     /// User-Agent's prefix (`managerOrUserAgent`), else `unknown`.
-    pub fn of_request(field_manager: Option<&str>, user_agent: &str) -> String {
+    pub(crate) fn of_request(field_manager: Option<&str>, user_agent: &str) -> String {
         let name = field_manager
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| user_agent.split('/').next().unwrap_or(""));
@@ -94,7 +94,7 @@ impl Manager {
 
 /// Which part of the object a write may own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// The object itself; `status` excluded when it is a subresource (the
     /// strategies' reset fields).
     Main {
@@ -265,7 +265,7 @@ fn without_managed(obj: &Value) -> Value {
 /// `new`'s managedFields. `sent` is the managedFields the request carried:
 /// a non-empty list replaces the recorded ones (a list of one empty entry
 /// clears them), as `decodeLiveOrNew` allows; subresources cannot.
-pub fn record_update(
+pub(crate) fn record_update(
     old: Option<&Value>,
     new: &mut Value,
     sent: Option<&Value>,
@@ -302,7 +302,7 @@ pub fn record_update(
 
 /// Why an apply was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ApplyError {
+pub(crate) enum ApplyError {
     /// The configuration cannot be typed (a list item without its key).
     Invalid(String),
     /// Fields other managers own would change: (manager as printed, path).
@@ -311,7 +311,7 @@ pub enum ApplyError {
 
 impl ApplyError {
     /// The message kube-apiserver gives (`getConflictMessage`).
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             ApplyError::Invalid(m) => m.clone(),
             ApplyError::Conflicts(c) if c.len() == 1 => {
@@ -342,7 +342,7 @@ impl ApplyError {
 
 /// Applies `config` for `who` to `live` (none: the apply creates). Returns
 /// the object to store, managedFields included.
-pub fn apply(
+pub(crate) fn apply(
     live: Option<&Value>,
     config: &Value,
     who: &Manager,

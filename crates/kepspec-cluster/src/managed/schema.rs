@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 /// How a list merges and which path element names its items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ListType {
+pub(crate) enum ListType {
     /// Replaced whole (`+listType=atomic`, the default).
     Atomic,
     /// Items are scalar values (`+listType=set`).
@@ -27,7 +27,7 @@ pub enum ListType {
 
 /// The list type of the list field `field`; `sample` is one of its items
 /// (`ports` are keyed differently in containers and Services).
-pub fn list_type(field: &str, sample: Option<&Value>) -> ListType {
+pub(crate) fn list_type(field: &str, sample: Option<&Value>) -> ListType {
     let map = |keys| ListType::Map {
         keys,
         atomic: false,
@@ -62,7 +62,7 @@ pub fn list_type(field: &str, sample: Option<&Value>) -> ListType {
 /// Whether the object field `field` is replaced whole (`+structType=atomic`
 /// or `+mapType=atomic`): label selectors, a Service's selector, the
 /// key references of environment variables, a required node selector.
-pub fn atomic_object(field: &str) -> bool {
+pub(super) fn atomic_object(field: &str) -> bool {
     matches!(
         field,
         "selector"
@@ -84,7 +84,7 @@ fn key_default(key: &str) -> Option<Value> {
 
 /// The path element of an item of an associative list: `k:{"name":"app"}`
 /// with the key fields in order of name. `Err` names the missing key.
-pub fn item_key(keys: &[&str], item: &Value) -> Result<String, String> {
+pub(super) fn item_key(keys: &[&str], item: &Value) -> Result<String, String> {
     let mut names: Vec<&str> = keys.to_vec();
     names.sort_unstable();
     let mut m = Map::new();
@@ -105,7 +105,7 @@ pub fn item_key(keys: &[&str], item: &Value) -> Result<String, String> {
 }
 
 /// The path element of an item of a set: `v:"value"`.
-pub fn value_key(item: &Value) -> String {
+pub(super) fn value_key(item: &Value) -> String {
     format!("v:{item}")
 }
 

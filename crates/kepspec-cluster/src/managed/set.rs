@@ -11,23 +11,23 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 /// One path: its elements from the object's root.
-pub type Path = Vec<String>;
+pub(super) type Path = Vec<String>;
 
 /// A set of field paths, as a tree.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldSet {
+pub(super) struct FieldSet {
     member: bool,
     children: BTreeMap<String, FieldSet>,
 }
 
 impl FieldSet {
     /// Whether the set holds no path.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         !self.member && self.children.values().all(FieldSet::is_empty)
     }
 
     /// Adds `path`.
-    pub fn insert(&mut self, path: &[String]) {
+    pub(super) fn insert(&mut self, path: &[String]) {
         let mut node = self;
         for pe in path {
             node = node.children.entry(pe.clone()).or_default();
@@ -45,12 +45,12 @@ impl FieldSet {
     }
 
     /// Whether `path` or any path below it is in the set.
-    pub fn touches(&self, path: &[String]) -> bool {
+    pub(super) fn touches(&self, path: &[String]) -> bool {
         self.node(path).is_some()
     }
 
     /// Adds every path of `other`.
-    pub fn union(&mut self, other: &FieldSet) {
+    pub(super) fn union(&mut self, other: &FieldSet) {
         self.member |= other.member;
         for (pe, c) in &other.children {
             self.children.entry(pe.clone()).or_default().union(c);
@@ -59,7 +59,7 @@ impl FieldSet {
 
     /// The paths of `self` that are not in `other` (members only: a path of
     /// `other` does not take the paths below it away).
-    pub fn difference(&self, other: &FieldSet) -> FieldSet {
+    pub(super) fn difference(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet {
             member: self.member && !other.member,
             children: BTreeMap::new(),
@@ -77,7 +77,7 @@ impl FieldSet {
     }
 
     /// The paths in both sets.
-    pub fn intersection(&self, other: &FieldSet) -> FieldSet {
+    pub(super) fn intersection(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet {
             member: self.member && other.member,
             children: BTreeMap::new(),
@@ -94,7 +94,7 @@ impl FieldSet {
     }
 
     /// Removes `path` and every path below it.
-    pub fn remove_under(&mut self, path: &[String]) {
+    pub(super) fn remove_under(&mut self, path: &[String]) {
         match path.split_first() {
             None => *self = FieldSet::default(),
             Some((pe, rest)) => {
@@ -109,7 +109,7 @@ impl FieldSet {
     }
 
     /// Every path in the set, parents before children.
-    pub fn paths(&self) -> Vec<Path> {
+    pub(super) fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
         self.collect(&mut Vec::new(), &mut out);
         out
@@ -127,7 +127,7 @@ impl FieldSet {
     }
 
     /// The FieldsV1 document.
-    pub fn to_fields_v1(&self) -> Value {
+    pub(super) fn to_fields_v1(&self) -> Value {
         let mut m = Map::new();
         if self.member && !self.children.is_empty() {
             m.insert(".".into(), Value::Object(Map::new()));
@@ -141,7 +141,7 @@ impl FieldSet {
     }
 
     /// Reads a FieldsV1 document (anything else reads as the empty set).
-    pub fn from_fields_v1(v: &Value) -> FieldSet {
+    pub(super) fn from_fields_v1(v: &Value) -> FieldSet {
         let mut out = FieldSet::default();
         if let Some(m) = v.as_object() {
             for (k, c) in m {
@@ -162,7 +162,7 @@ impl FieldSet {
 
 /// A path as structured-merge-diff prints it in conflicts:
 /// `.spec.template.spec.containers[name="app"].image`, `[="x"]`, `[0]`.
-pub fn display(path: &[String]) -> String {
+pub(super) fn display(path: &[String]) -> String {
     let mut s = String::new();
     for pe in path {
         if let Some(f) = pe.strip_prefix("f:") {
@@ -190,7 +190,7 @@ pub fn display(path: &[String]) -> String {
 }
 
 /// Builds a path from dotted field names (`"spec.replicas"`).
-pub fn fields(dotted: &str) -> Path {
+pub(super) fn fields(dotted: &str) -> Path {
     dotted.split('.').map(|f| format!("f:{f}")).collect()
 }
 

@@ -14,13 +14,13 @@ use serde_json::{json, Value};
 use super::events::PodEvent;
 
 /// The predicate's name, the rejected pod's `status.reason`.
-pub const REASON: &str = "NodePorts";
+pub(super) const REASON: &str = "NodePorts";
 /// The nodeports plugin's reason text.
-pub const DESCRIPTION: &str = "node(s) didn't have free ports for the requested pod ports";
+pub(super) const DESCRIPTION: &str = "node(s) didn't have free ports for the requested pod ports";
 
 /// One host port a pod asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostPort {
+pub(super) struct HostPort {
     ip: String,
     protocol: String,
     port: i32,
@@ -45,7 +45,7 @@ impl HostPort {
     }
 
     /// Whether the two cannot both be held on one node.
-    pub fn conflicts(&self, other: &HostPort) -> bool {
+    pub(super) fn conflicts(&self, other: &HostPort) -> bool {
         self.port == other.port
             && self.protocol == other.protocol
             && (self.ip == other.ip || self.ip == "0.0.0.0" || other.ip == "0.0.0.0")
@@ -54,7 +54,7 @@ impl HostPort {
 
 /// The host ports a pod asks for: of its containers and of its restartable
 /// (sidecar) init containers.
-pub fn host_ports(pod: &Pod) -> Vec<HostPort> {
+pub(super) fn host_ports(pod: &Pod) -> Vec<HostPort> {
     let Some(spec) = pod.spec.as_ref() else {
         return Vec::new();
     };
@@ -73,7 +73,7 @@ pub fn host_ports(pod: &Pod) -> Vec<HostPort> {
 
 /// Whether `pod` may run beside the pods already admitted on its node.
 /// `admitted` is read only when the pod asks for a host port (most do not).
-pub fn admits<'p>(pod: &Pod, admitted: impl IntoIterator<Item = &'p Pod>) -> bool {
+pub(super) fn admits<'p>(pod: &Pod, admitted: impl IntoIterator<Item = &'p Pod>) -> bool {
     let wanted = host_ports(pod);
     if wanted.is_empty() {
         return true;
@@ -83,7 +83,7 @@ pub fn admits<'p>(pod: &Pod, admitted: impl IntoIterator<Item = &'p Pod>) -> boo
 }
 
 /// The host ports these pods hold (a pod that ended holds none).
-pub fn held_ports<'p>(pods: impl IntoIterator<Item = &'p Pod>) -> Vec<HostPort> {
+pub(super) fn held_ports<'p>(pods: impl IntoIterator<Item = &'p Pod>) -> Vec<HostPort> {
     pods.into_iter()
         .filter(|p| {
             let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
@@ -100,7 +100,7 @@ fn error_text() -> String {
 
 /// The status the kubelet writes for a rejected pod (a strategic merge
 /// patch of `status`).
-pub fn rejected_status() -> Value {
+pub(super) fn rejected_status() -> Value {
     json!({
         "phase": "Failed",
         "reason": REASON,
@@ -109,7 +109,7 @@ pub fn rejected_status() -> Value {
 }
 
 /// The kubelet's event for a rejected pod.
-pub fn rejected_event() -> PodEvent {
+pub(super) fn rejected_event() -> PodEvent {
     PodEvent {
         type_: "Warning",
         reason: REASON,

@@ -4,19 +4,19 @@ use jiff::Timestamp;
 use std::time::Duration;
 
 /// `t + d`, saturating at `t`.
-pub fn plus(t: Timestamp, d: Duration) -> Timestamp {
+pub(super) fn plus(t: Timestamp, d: Duration) -> Timestamp {
     t.checked_add(d).unwrap_or(t)
 }
 
 /// Back-off after `attempt` failures: `base`, doubled each time, capped
 /// at 30 × base (the kubelet's 10s..300s, scaled).
-pub fn backoff(base: Duration, attempt: u32) -> Duration {
+pub(super) fn backoff(base: Duration, attempt: u32) -> Duration {
     let factor = 1u32 << attempt.saturating_sub(1).min(5);
     (base * factor).min(base * 30)
 }
 
 /// A stable 64-hex-digit id derived from `seed` (container and image ids).
-pub fn hex_id(seed: &str) -> String {
+pub(super) fn hex_id(seed: &str) -> String {
     let mut out = String::with_capacity(64);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for round in 0u8..4 {
@@ -30,7 +30,7 @@ pub fn hex_id(seed: &str) -> String {
 }
 
 /// The containerd id of a container incarnation.
-pub fn container_id(uid: &str, name: &str, restart: i32) -> String {
+pub(super) fn container_id(uid: &str, name: &str, restart: i32) -> String {
     format!(
         "containerd://{}",
         hex_id(&format!("{uid}/{name}/{restart}"))

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 /// One event about a pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodEvent {
+pub(super) struct PodEvent {
     /// `Normal` or `Warning`.
     pub type_: &'static str,
     /// The reason, e.g. `BackOff`.
@@ -74,7 +74,7 @@ fn pull_failed(container: &str, image: &str) -> Vec<PodEvent> {
 
 /// The kubelet's events for a container moving from `from` to `to`;
 /// `pod_ref` is `name_namespace(uid)`.
-pub fn on_transition(
+pub(super) fn on_transition(
     container: &str,
     image: &str,
     from: &ContainerState,
@@ -114,7 +114,7 @@ pub fn on_transition(
 }
 
 /// The kubelet's event when it starts stopping a running container.
-pub fn killing(container: &str) -> PodEvent {
+pub(super) fn killing(container: &str) -> PodEvent {
     container_event(
         "Normal",
         "Killing",
@@ -124,7 +124,7 @@ pub fn killing(container: &str) -> PodEvent {
 }
 
 /// The scheduler's event for a binding.
-pub fn scheduled(namespace: &str, name: &str, node: &str) -> PodEvent {
+pub(super) fn scheduled(namespace: &str, name: &str, node: &str) -> PodEvent {
     PodEvent {
         type_: "Normal",
         reason: "Scheduled",
@@ -134,7 +134,7 @@ pub fn scheduled(namespace: &str, name: &str, node: &str) -> PodEvent {
 }
 
 /// The scheduler's event for a pod that fits no node.
-pub fn failed_scheduling(message: &str) -> PodEvent {
+pub(super) fn failed_scheduling(message: &str) -> PodEvent {
     PodEvent {
         type_: "Warning",
         reason: "FailedScheduling",
@@ -145,7 +145,7 @@ pub fn failed_scheduling(message: &str) -> PodEvent {
 
 /// Who records an event.
 #[derive(Clone, Debug)]
-pub struct Source<'a> {
+pub(super) struct Source<'a> {
     /// `kubelet` or `default-scheduler`.
     pub component: &'a str,
     /// The node, for the kubelet.
@@ -153,7 +153,7 @@ pub struct Source<'a> {
 }
 
 /// A core/v1 Event object for the pod.
-pub fn event_object(
+pub(super) fn event_object(
     pod: &Pod,
     ev: &PodEvent,
     source: &Source<'_>,

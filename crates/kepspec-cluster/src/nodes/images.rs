@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// How a container's main process behaves once started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Process {
+pub(crate) enum Process {
     /// Runs until stopped.
     Forever,
     /// Exits by itself after the duration with the exit code.
@@ -30,7 +30,7 @@ pub enum Process {
 
 /// What the catalog knows about one image.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImageBehaviour {
+pub(crate) struct ImageBehaviour {
     /// The image's own entrypoint.
     pub entrypoint: Process,
     /// Whether the process ignores SIGTERM.
@@ -39,14 +39,14 @@ pub struct ImageBehaviour {
 
 /// The images present on (or pullable by) the simulated nodes.
 #[derive(Clone, Debug, Default)]
-pub struct ImageCatalog {
+pub(crate) struct ImageCatalog {
     images: BTreeMap<String, ImageBehaviour>,
 }
 
 impl ImageCatalog {
     /// Builds the catalog from entries (see the module doc); malformed
     /// attributes are ignored.
-    pub fn new(entries: &[String]) -> Self {
+    pub(crate) fn new(entries: &[String]) -> Self {
         let mut images = BTreeMap::new();
         for entry in entries {
             let mut parts = entry.split_whitespace();
@@ -83,14 +83,14 @@ impl ImageCatalog {
     }
 
     /// The behaviour of `image` if it is in the catalog.
-    pub fn lookup(&self, image: &str) -> Option<&ImageBehaviour> {
+    pub(crate) fn lookup(&self, image: &str) -> Option<&ImageBehaviour> {
         self.images.get(&normalize(image))
     }
 }
 
 /// The fully qualified reference containerd reports:
 /// `busybox:1.36` -> `docker.io/library/busybox:1.36`, no tag -> `:latest`.
-pub fn normalize(image: &str) -> String {
+pub(super) fn normalize(image: &str) -> String {
     let image = image.trim();
     let (name, digest) = match image.split_once('@') {
         Some((n, d)) => (n, Some(d)),
@@ -124,7 +124,7 @@ pub fn normalize(image: &str) -> String {
 /// `exit N`, `true`, `false` and other statements that finish at once;
 /// loops (`while`, `until`, `tail -f`) run forever. A script that reaches its
 /// end exits with 0. Other programs run until stopped.
-pub fn process_of(command: &[String], args: &[String], image: &ImageBehaviour) -> Process {
+pub(super) fn process_of(command: &[String], args: &[String], image: &ImageBehaviour) -> Process {
     let argv: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
     let Some(program) = argv.first() else {
         return image.entrypoint;
@@ -167,7 +167,7 @@ fn sleep_process(arg: &str, before: Duration) -> Process {
 /// The code a container's process exits with when SIGTERM stops it: a shell
 /// script that traps TERM with `exit N` (`trap "exit 1" TERM`, `trap 'exit
 /// 1' SIGTERM`) exits with N; any other process with 0.
-pub fn sigterm_exit_code(command: &[String], args: &[String]) -> i32 {
+pub(super) fn sigterm_exit_code(command: &[String], args: &[String]) -> i32 {
     let argv: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
     let Some(script) = argv
         .iter()

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 /// How a container ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Terminated {
+pub(super) struct Terminated {
     /// Exit code (137 when killed at the end of the grace period).
     pub exit_code: i32,
     /// `Completed` for 0, `Error` otherwise.
@@ -32,7 +32,7 @@ pub struct Terminated {
 
 /// Where a container is in its lifecycle.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ContainerState {
+pub(super) enum ContainerState {
     /// Waiting `ContainerCreating` (pulling/creating) since the time.
     Creating(Timestamp),
     /// Waiting `ErrImagePull` since the time (the attempt number).
@@ -51,7 +51,7 @@ pub enum ContainerState {
 
 /// The kubelet's record of one container.
 #[derive(Clone, Debug)]
-pub struct ContainerRuntime {
+pub(super) struct ContainerRuntime {
     /// Container name.
     pub name: String,
     /// The image the current container was created from (as in the spec).
@@ -68,7 +68,7 @@ pub struct ContainerRuntime {
 
 /// The kubelet's record of one pod.
 #[derive(Clone, Debug)]
-pub struct PodRuntime {
+pub(super) struct PodRuntime {
     /// The pod's uid.
     pub uid: String,
     /// When the kubelet admitted the pod (`status.startTime`).
@@ -92,7 +92,7 @@ pub struct PodRuntime {
 }
 
 /// Inputs besides the pod and its runtime.
-pub struct KubeletContext<'a> {
+pub(super) struct KubeletContext<'a> {
     /// Images the node can run.
     pub catalog: &'a ImageCatalog,
     /// Delays.
@@ -106,7 +106,7 @@ pub struct KubeletContext<'a> {
 
 /// What to do after a sync.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SyncResult {
+pub(super) struct SyncResult {
     /// The status to write through the `status` subresource (a strategic
     /// merge patch body: conditions merge by type).
     pub status: serde_json::Value,
@@ -121,7 +121,7 @@ pub struct SyncResult {
 
 impl PodRuntime {
     /// A runtime for a pod the kubelet admits at `now`.
-    pub fn new(pod: &Pod, now: Timestamp, host_ip: &str, pod_ip: &str) -> Self {
+    pub(super) fn new(pod: &Pod, now: Timestamp, host_ip: &str, pod_ip: &str) -> Self {
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         let containers = spec_containers(pod)
             .iter()
@@ -150,7 +150,7 @@ impl PodRuntime {
 }
 
 /// The pod's containers (empty when it has no spec).
-pub fn spec_containers(pod: &Pod) -> &[Container] {
+pub(super) fn spec_containers(pod: &Pod) -> &[Container] {
     pod.spec
         .as_ref()
         .map(|s| s.containers.as_slice())
@@ -158,7 +158,7 @@ pub fn spec_containers(pod: &Pod) -> &[Container] {
 }
 
 /// The pod's ephemeral containers as containers (the fields they share).
-pub fn ephemeral_containers(pod: &Pod) -> Vec<Container> {
+pub(super) fn ephemeral_containers(pod: &Pod) -> Vec<Container> {
     let list = pod
         .spec
         .as_ref()
@@ -184,7 +184,7 @@ fn restart_policy(pod: &Pod) -> &str {
 }
 
 /// Advances the pod to `ctx.now` and renders its status.
-pub fn sync(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> SyncResult {
+pub(super) fn sync(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> SyncResult {
     let now = ctx.now;
     let terminating = pod.metadata.deletion_timestamp.is_some();
     if terminating && rt.terminating_since.is_none() {

@@ -36,9 +36,6 @@ mod volumes;
 #[cfg(test)]
 mod tests;
 
-pub use images::{ImageBehaviour, ImageCatalog, Process};
-pub use scheduler::{NodeInfo, Resources};
-
 use std::time::Duration;
 
 /// One simulated node.
@@ -107,7 +104,7 @@ pub struct NodeSimConfig {
     /// Nodes to register.
     pub nodes: Vec<NodeSpec>,
     /// The image catalog: images the nodes can pull, with optional
-    /// behaviour attributes (see [`ImageCatalog::new`]).
+    /// behaviour attributes (see `ImageCatalog::new`).
     pub images: Vec<String>,
     /// Delays.
     pub timings: Timings,
@@ -139,7 +136,7 @@ impl Default for NodeSimConfig {
 /// Registers the nodes, then schedules, runs and removes pods and binds
 /// claims until `cancel` fires. Everything is driven by watches; timers
 /// exist only for the configured delays.
-pub async fn run(
+pub(crate) async fn run(
     client: kube::Client,
     cfg: NodeSimConfig,
     cancel: tokio_util::sync::CancellationToken,

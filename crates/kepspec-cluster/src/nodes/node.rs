@@ -4,17 +4,17 @@ use super::NodeSpec;
 use serde_json::{json, Value};
 
 /// The node's InternalIP: `172.18.0.<index + 2>` like kind's docker network.
-pub fn host_ip(index: usize) -> String {
+pub(crate) fn host_ip(index: usize) -> String {
     format!("172.18.0.{}", index % 250 + 2)
 }
 
 /// The pod IP number `n` on node `index`: `10.244.<index+1>.<n+2>`.
-pub fn pod_ip(index: usize, n: u64) -> String {
+pub(crate) fn pod_ip(index: usize, n: u64) -> String {
     format!("10.244.{}.{}", index % 250 + 1, n % 250 + 2)
 }
 
 /// CPU as the kubelet reports it: whole cores when exact, else millicores.
-pub fn cpu_quantity(millis: i64) -> String {
+pub(crate) fn cpu_quantity(millis: i64) -> String {
     if millis % 1000 == 0 {
         (millis / 1000).to_string()
     } else {
@@ -23,7 +23,7 @@ pub fn cpu_quantity(millis: i64) -> String {
 }
 
 /// Memory as the kubelet reports it: `Ki` when exact, else bytes.
-pub fn memory_quantity(bytes: i64) -> String {
+pub(crate) fn memory_quantity(bytes: i64) -> String {
     if bytes % 1024 == 0 {
         format!("{}Ki", bytes / 1024)
     } else {
@@ -32,7 +32,7 @@ pub fn memory_quantity(bytes: i64) -> String {
 }
 
 /// The Node object (metadata and spec) for the simulated node.
-pub fn node_object(spec: &NodeSpec, index: usize) -> Value {
+pub(crate) fn node_object(spec: &NodeSpec, index: usize) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Node",
@@ -56,7 +56,7 @@ pub fn node_object(spec: &NodeSpec, index: usize) -> Value {
 }
 
 /// The node's status: capacity, allocatable, conditions, addresses, info.
-pub fn node_status(spec: &NodeSpec, index: usize, now: &str) -> Value {
+pub(crate) fn node_status(spec: &NodeSpec, index: usize, now: &str) -> Value {
     let resources = json!({
         "cpu": cpu_quantity(spec.cpu_millis),
         "memory": memory_quantity(spec.memory_bytes),

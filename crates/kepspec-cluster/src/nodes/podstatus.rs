@@ -10,13 +10,13 @@ use serde_json::{json, Map, Value};
 use std::time::Duration;
 
 /// Kubernetes' RFC 3339 rendering of a time (seconds precision).
-pub fn ts(t: Timestamp) -> String {
+pub(super) fn ts(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Go's `time.Duration.String()` for the durations the kubelet prints
 /// (the one rendering the protobuf transcoder uses for metav1.Duration).
-pub fn go_duration(d: Duration) -> String {
+pub(super) fn go_duration(d: Duration) -> String {
     crate::proto::to_json::go_duration(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
@@ -74,7 +74,11 @@ fn container_ready(pod: &Pod, rt_state: &ContainerState, name: &str, now: Timest
 }
 
 /// When a running container's readiness probe first passes, if still ahead.
-pub fn next_readiness_change(pod: &Pod, rt: &PodRuntime, now: Timestamp) -> Option<Timestamp> {
+pub(super) fn next_readiness_change(
+    pod: &Pod,
+    rt: &PodRuntime,
+    now: Timestamp,
+) -> Option<Timestamp> {
     rt.containers
         .iter()
         .filter_map(|c| match c.state {
@@ -89,7 +93,7 @@ pub fn next_readiness_change(pod: &Pod, rt: &PodRuntime, now: Timestamp) -> Opti
 
 /// Renders the status patch of the pod for its runtime at `ctx.now`,
 /// recording condition transitions in the runtime.
-pub fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> Value {
+pub(super) fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> Value {
     let now = ctx.now;
     let pod_name = pod.metadata.name.clone().unwrap_or_default();
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
@@ -383,7 +387,7 @@ fn condition(
 
 /// Messages of the readiness gates whose condition is not True
 /// (`GeneratePodReadyCondition`).
-pub fn readiness_gate_problems(pod: &Pod) -> Vec<String> {
+pub(super) fn readiness_gate_problems(pod: &Pod) -> Vec<String> {
     let gates = pod
         .spec
         .as_ref()

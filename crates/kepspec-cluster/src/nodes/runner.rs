@@ -37,7 +37,7 @@ enum Wake {
 const RETRY: Duration = Duration::from_millis(100);
 
 /// Runs the simulator until `cancel` fires.
-pub async fn run(
+pub(super) async fn run(
     client: Client,
     cfg: NodeSimConfig,
     cancel: CancellationToken,

@@ -10,7 +10,7 @@ use super::admission::HostPort;
 /// Requested or allocatable resources: cpu in millicores, memory in
 /// thousandths of a byte (milli-units, like `MilliValue`), and pod slots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Resources {
+pub(crate) struct Resources {
     /// CPU in millicores.
     pub cpu: i128,
     /// Memory in milli-bytes.
@@ -38,7 +38,7 @@ impl std::ops::Add for Resources {
 
 /// What the scheduler knows about one node.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NodeInfo {
+pub(crate) struct NodeInfo {
     /// Node name.
     pub name: String,
     /// `status.allocatable`.
@@ -53,7 +53,7 @@ pub struct NodeInfo {
 
 impl NodeInfo {
     /// Reads a Node object.
-    pub fn from_node(node: &Node) -> Self {
+    pub(crate) fn from_node(node: &Node) -> Self {
         let alloc = node.status.as_ref().and_then(|s| s.allocatable.as_ref());
         let get = |k: &str| {
             alloc
@@ -114,7 +114,7 @@ const DEFAULT_MEMORY_MILLI_BYTES: i128 = 200 * 1024 * 1024 * 1000;
 
 /// The pod's effective request: the larger of the sum over containers and
 /// the largest init container, plus overhead, plus one pod slot.
-pub fn pod_requests(pod: &Pod) -> Resources {
+pub(super) fn pod_requests(pod: &Pod) -> Resources {
     let Some(spec) = pod.spec.as_ref() else {
         return Resources {
             pods: 1,
@@ -164,7 +164,7 @@ pub fn pod_requests(pod: &Pod) -> Resources {
 }
 
 /// Whether a pod still holds its node's resources (not Succeeded/Failed).
-pub fn holds_resources(pod: &Pod) -> bool {
+pub(super) fn holds_resources(pod: &Pod) -> bool {
     !matches!(
         pod.status.as_ref().and_then(|s| s.phase.as_deref()),
         Some("Succeeded" | "Failed")
@@ -175,7 +175,7 @@ pub fn holds_resources(pod: &Pod) -> bool {
 /// for a claim that does not exist (shown as Unschedulable), `Ok(false)`
 /// while a claim is not yet bound (the scheduler waits silently, like
 /// `WaitForFirstConsumer` on kind), `Ok(true)` when all are bound.
-pub fn claims_ready(
+pub(super) fn claims_ready(
     pod: &Pod,
     claims: &BTreeMap<String, PersistentVolumeClaim>,
 ) -> Result<bool, String> {
@@ -215,7 +215,7 @@ pub fn claims_ready(
 /// A node where another pod holds one of the host ports `wanted` is
 /// filtered out by the NodePorts plugin (after NodeAffinity, before
 /// NodeResourcesFit), which preemption could help.
-pub fn place_with_ports(
+pub(super) fn place_with_ports(
     request: &Resources,
     node_selector: &BTreeMap<String, String>,
     wanted: &[HostPort],
@@ -316,6 +316,6 @@ pub fn place_with_ports(
 }
 
 /// The message for a pod whose volumes keep it from any node.
-pub fn volume_failure_message(reason: &str, total: usize) -> String {
+pub(super) fn volume_failure_message(reason: &str, total: usize) -> String {
     format!("0/{total} nodes are available: {reason}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.")
 }

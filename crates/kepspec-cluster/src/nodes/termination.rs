@@ -14,7 +14,7 @@ use std::time::Duration;
 /// at once otherwise; a process ignoring SIGTERM is killed at the end of
 /// the grace period with 137; one that traps SIGTERM with `exit N` ends
 /// with N (see [`super::images::sigterm_exit_code`]).
-pub fn plan_stop(
+pub(super) fn plan_stop(
     c: &mut ContainerRuntime,
     spec: &Container,
     since: Timestamp,
@@ -48,7 +48,7 @@ pub fn plan_stop(
 
 /// The time a preStop hook takes: `sleep: {seconds}` or an exec of
 /// `sleep N` / `sh -c "sleep N"`.
-pub fn pre_stop_duration(spec: &Container) -> Option<Duration> {
+pub(super) fn pre_stop_duration(spec: &Container) -> Option<Duration> {
     let hook = spec.lifecycle.as_ref()?.pre_stop.as_ref()?;
     if let Some(sleep) = &hook.sleep {
         return Some(Duration::from_secs(sleep.seconds.max(0).unsigned_abs()));
@@ -64,7 +64,7 @@ pub fn pre_stop_duration(spec: &Container) -> Option<Duration> {
     }
 }
 
-pub fn stopped(c: &ContainerRuntime, uid: &str, at: Timestamp, code: i32) -> Terminated {
+pub(super) fn stopped(c: &ContainerRuntime, uid: &str, at: Timestamp, code: i32) -> Terminated {
     match &c.state {
         ContainerState::Running(started, _) => Terminated {
             exit_code: code,

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use serde_json::{json, Value};
 
 /// A claim that is not being deleted, not bound and names no volume yet.
-pub fn needs_volume(pvc: &PersistentVolumeClaim) -> bool {
+pub(super) fn needs_volume(pvc: &PersistentVolumeClaim) -> bool {
     let bound = pvc.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound");
     let named = pvc
         .spec
@@ -17,7 +17,7 @@ pub fn needs_volume(pvc: &PersistentVolumeClaim) -> bool {
 }
 
 /// A claim that names a volume but whose status is not Bound yet.
-pub fn needs_bound_status(pvc: &PersistentVolumeClaim) -> bool {
+pub(super) fn needs_bound_status(pvc: &PersistentVolumeClaim) -> bool {
     let bound = pvc.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound");
     let named = pvc
         .spec
@@ -28,7 +28,7 @@ pub fn needs_bound_status(pvc: &PersistentVolumeClaim) -> bool {
 }
 
 /// The provisioned volume's name: `pvc-<claim uid>`.
-pub fn volume_name(pvc: &PersistentVolumeClaim) -> String {
+pub(super) fn volume_name(pvc: &PersistentVolumeClaim) -> String {
     format!("pvc-{}", pvc.metadata.uid.as_deref().unwrap_or_default())
 }
 
@@ -53,7 +53,7 @@ fn access_modes(pvc: &PersistentVolumeClaim) -> Value {
 
 /// The PersistentVolume provisioned for the claim (reclaim policy Delete,
 /// a hostPath under the local-path provisioner's directory).
-pub fn persistent_volume(pvc: &PersistentVolumeClaim) -> Value {
+pub(super) fn persistent_volume(pvc: &PersistentVolumeClaim) -> Value {
     let name = volume_name(pvc);
     let ns = pvc.metadata.namespace.clone().unwrap_or_default();
     let claim = pvc.metadata.name.clone().unwrap_or_default();
@@ -88,7 +88,7 @@ pub fn persistent_volume(pvc: &PersistentVolumeClaim) -> Value {
 
 /// The merge patch binding the claim to the volume (the PV controller's
 /// write to the claim's main resource).
-pub fn claim_binding(volume: &str) -> Value {
+pub(super) fn claim_binding(volume: &str) -> Value {
     json!({
         "metadata": {"annotations": {
             "pv.kubernetes.io/bind-completed": "yes",
@@ -101,7 +101,7 @@ pub fn claim_binding(volume: &str) -> Value {
 }
 
 /// The claim's Bound status.
-pub fn claim_status(pvc: &PersistentVolumeClaim) -> Value {
+pub(super) fn claim_status(pvc: &PersistentVolumeClaim) -> Value {
     json!({"status": {
         "phase": "Bound",
         "accessModes": access_modes(pvc),
@@ -110,7 +110,7 @@ pub fn claim_status(pvc: &PersistentVolumeClaim) -> Value {
 }
 
 /// The volume's Bound status.
-pub fn volume_status() -> Value {
+pub(super) fn volume_status() -> Value {
     json!({"status": {"phase": "Bound"}})
 }
 

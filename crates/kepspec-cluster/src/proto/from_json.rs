@@ -12,7 +12,7 @@ use super::table::MESSAGES;
 use super::wire::{self, put_key, put_len, put_varint};
 
 /// Encodes a JSON object as message `idx`.
-pub fn message(idx: usize, obj: &Map<String, Value>) -> Result<Vec<u8>, String> {
+pub(crate) fn message(idx: usize, obj: &Map<String, Value>) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     encode(idx, obj, &mut out, 0)?;
     Ok(out)

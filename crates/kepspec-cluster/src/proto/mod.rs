@@ -11,11 +11,11 @@
 //! kube-apiserver would write ([`from_json`]). Custom resources have no
 //! protobuf form (kube-apiserver answers them 415 too).
 
-pub mod from_json;
-pub mod schema;
-pub mod table;
-pub mod to_json;
-pub mod wire;
+pub(crate) mod from_json;
+pub(crate) mod schema;
+pub(crate) mod table;
+pub(crate) mod to_json;
+pub(crate) mod wire;
 
 use serde_json::{Map, Value};
 
@@ -23,10 +23,10 @@ use schema::Kind;
 use wire::Raw;
 
 /// The protobuf media type.
-pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+pub(crate) const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 
 /// What starts every protobuf body.
-pub const MAGIC: &[u8] = b"k8s\0";
+pub(crate) const MAGIC: &[u8] = b"k8s\0";
 
 /// Why a protobuf body could not be read.
 #[derive(Debug, PartialEq)]
@@ -56,7 +56,7 @@ impl std::fmt::Display for Error {
 /// WatchEvent are meta.k8s.io's in every group version, as
 /// `metav1.AddToGroupVersion` registers them; the discovery documents
 /// (APIVersions, APIGroup, ...) too, as the unversioned types of `v1`.
-pub fn kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
+pub(crate) fn kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let find = |g: &str, v: &str| {
         table::KINDS
@@ -71,14 +71,14 @@ pub fn kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
 
 /// The envelope of a protobuf body: `runtime.Unknown`.
 #[derive(Debug, PartialEq)]
-pub struct Unknown<'a> {
+pub(crate) struct Unknown<'a> {
     pub api_version: String,
     pub kind: String,
     pub raw: &'a [u8],
 }
 
 /// Reads the envelope.
-pub fn unwrap(body: &[u8]) -> Result<Unknown<'_>, Error> {
+pub(crate) fn unwrap(body: &[u8]) -> Result<Unknown<'_>, Error> {
     let malformed = |e: String| Error::Malformed(e);
     let rest = body.strip_prefix(MAGIC).ok_or_else(|| {
         malformed("the body does not start with the protobuf prefix k8s\\x00".into())
@@ -153,7 +153,7 @@ pub fn encode(obj: &Value) -> Result<Vec<u8>, Error> {
 }
 
 /// Wraps a message in the envelope.
-pub fn wrap(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+pub(crate) fn wrap(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
     let mut type_meta = Vec::new();
     wire::put_len(&mut type_meta, 1, api_version.as_bytes());
     wire::put_len(&mut type_meta, 2, kind.as_bytes());

@@ -6,7 +6,7 @@
 use super::schema::{Card::*, Field, Kind, Message, Ty::*};
 
 /// Every message, by index (`Ty::Msg` names one by its index).
-pub static MESSAGES: &[Message] = &[
+pub(crate) static MESSAGES: &[Message] = &[
     Message {
         name: "k8s.io/api/core/v1.Binding",
         fields: &[
@@ -14306,7 +14306,7 @@ pub static MESSAGES: &[Message] = &[
 ];
 
 /// The kinds (objects, lists and options) by group, version and kind.
-pub static KINDS: &[Kind] = &[
+pub(crate) static KINDS: &[Kind] = &[
     Kind {
         group: "",
         version: "v1",

@@ -16,7 +16,7 @@ use super::wire::{self, Raw};
 const MAX_DEPTH: usize = 64;
 
 /// Decodes message `idx` into a JSON object.
-pub fn message(idx: usize, bytes: &[u8]) -> Result<Map<String, Value>, String> {
+pub(crate) fn message(idx: usize, bytes: &[u8]) -> Result<Map<String, Value>, String> {
     decode(idx, bytes, 0)
 }
 
@@ -284,7 +284,7 @@ fn time(b: &[u8], micro: bool) -> Result<Value, String> {
 }
 
 /// Go's `time.Duration.String`: "1h2m3.5s", "1.5ms", "0s".
-pub fn go_duration(ns: i64) -> String {
+pub(crate) fn go_duration(ns: i64) -> String {
     if ns == 0 {
         return "0s".into();
     }

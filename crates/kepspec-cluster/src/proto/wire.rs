@@ -1,17 +1,17 @@
 //! The protobuf wire format: varints, tags and length-delimited fields.
 
 /// Wire type of a varint.
-pub const VARINT: u8 = 0;
+pub(crate) const VARINT: u8 = 0;
 /// Wire type of a 64-bit fixed value.
-pub const FIXED64: u8 = 1;
+pub(crate) const FIXED64: u8 = 1;
 /// Wire type of a length-delimited value.
-pub const LEN: u8 = 2;
+pub(crate) const LEN: u8 = 2;
 /// Wire type of a 32-bit fixed value.
-pub const FIXED32: u8 = 5;
+pub(crate) const FIXED32: u8 = 5;
 
 /// One field as read from the wire.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Raw<'a> {
+pub(crate) enum Raw<'a> {
     Varint(u64),
     Fixed64(u64),
     Fixed32(u32),
@@ -19,7 +19,7 @@ pub enum Raw<'a> {
 }
 
 /// Reads the fields of one message in wire order, as (number, value).
-pub fn fields(mut buf: &[u8]) -> Result<Vec<(u32, Raw<'_>)>, String> {
+pub(crate) fn fields(mut buf: &[u8]) -> Result<Vec<(u32, Raw<'_>)>, String> {
     let mut out = Vec::new();
     while !buf.is_empty() {
         let key = varint(&mut buf)?;
@@ -57,7 +57,7 @@ fn take<'a>(buf: &mut &'a [u8], n: usize) -> Result<&'a [u8], String> {
 }
 
 /// Reads a varint.
-pub fn varint(buf: &mut &[u8]) -> Result<u64, String> {
+pub(crate) fn varint(buf: &mut &[u8]) -> Result<u64, String> {
     let mut v: u64 = 0;
     for shift in (0..70).step_by(7) {
         let Some((&b, rest)) = buf.split_first() else {
@@ -76,7 +76,7 @@ pub fn varint(buf: &mut &[u8]) -> Result<u64, String> {
 }
 
 /// Appends a varint.
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -85,12 +85,12 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Appends a field's key.
-pub fn put_key(out: &mut Vec<u8>, num: u32, wire: u8) {
+pub(crate) fn put_key(out: &mut Vec<u8>, num: u32, wire: u8) {
     put_varint(out, (u64::from(num) << 3) | u64::from(wire));
 }
 
 /// Appends a length-delimited field.
-pub fn put_len(out: &mut Vec<u8>, num: u32, bytes: &[u8]) {
+pub(crate) fn put_len(out: &mut Vec<u8>, num: u32, bytes: &[u8]) {
     put_key(out, num, LEN);
     put_varint(out, bytes.len() as u64);
     out.extend_from_slice(bytes);

@@ -7,7 +7,7 @@ use super::{cluster, post_json, raw};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
-pub fn assert_status(r: &super::RawResponse, code: u16, reason: &str) -> serde_json::Value {
+pub(super) fn assert_status(r: &super::RawResponse, code: u16, reason: &str) -> serde_json::Value {
     assert_eq!(r.status, code, "{}", String::from_utf8_lossy(&r.body));
     let s = r.json();
     assert_eq!(s["kind"], "Status");

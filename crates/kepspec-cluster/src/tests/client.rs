@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{cluster, post_json, raw};
 
-pub fn sts_json(name: &str, replicas: i32) -> serde_json::Value {
+pub(super) fn sts_json(name: &str, replicas: i32) -> serde_json::Value {
     json!({
         "apiVersion": "apps/v1", "kind": "StatefulSet",
         "metadata": {"name": name, "labels": {"app": name}},
@@ -23,7 +23,7 @@ pub fn sts_json(name: &str, replicas: i32) -> serde_json::Value {
     })
 }
 
-pub fn err_of(e: kube::Error) -> kube::core::Status {
+pub(super) fn err_of(e: kube::Error) -> kube::core::Status {
     match e {
         kube::Error::Api(s) => *s,
         other => panic!("expected an API error, got {other:?}"),

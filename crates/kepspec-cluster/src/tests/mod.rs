@@ -25,7 +25,7 @@ use tokio::net::TcpStream;
 use super::{ClusterConfig, EmbeddedCluster};
 
 /// A cluster without the node simulator.
-pub async fn cluster() -> EmbeddedCluster {
+pub(crate) async fn cluster() -> EmbeddedCluster {
     cluster_with(ClusterConfig {
         run_nodes: false,
         ..Default::default()
@@ -34,13 +34,13 @@ pub async fn cluster() -> EmbeddedCluster {
 }
 
 /// A cluster with a custom config.
-pub async fn cluster_with(cfg: ClusterConfig) -> EmbeddedCluster {
+pub(crate) async fn cluster_with(cfg: ClusterConfig) -> EmbeddedCluster {
     EmbeddedCluster::start(cfg).await.unwrap()
 }
 
 /// A raw HTTP/1.1 response.
 #[derive(Debug)]
-pub struct RawResponse {
+pub(crate) struct RawResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -48,21 +48,21 @@ pub struct RawResponse {
 
 impl RawResponse {
     /// A header's value (names are lowercase).
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
 }
 
 /// POSTs a JSON body with the cluster's token.
-pub async fn post_json(c: &EmbeddedCluster, path: &str, body: &Value) -> RawResponse {
+pub(crate) async fn post_json(c: &EmbeddedCluster, path: &str, body: &Value) -> RawResponse {
     raw(
         c,
         "POST",
@@ -75,7 +75,7 @@ pub async fn post_json(c: &EmbeddedCluster, path: &str, body: &Value) -> RawResp
 }
 
 /// Sends one request on a fresh connection (`Connection: close`) and reads the whole response.
-pub async fn raw(
+pub(crate) async fn raw(
     c: &EmbeddedCluster,
     method: &str,
     path: &str,
@@ -96,7 +96,7 @@ pub async fn raw(
 
 /// Sends one request with these headers (and no others but Host,
 /// Connection and Content-Length) and reads the whole response.
-pub async fn request(
+pub(crate) async fn request(
     c: &EmbeddedCluster,
     method: &str,
     path: &str,
@@ -173,14 +173,14 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 }
 
 /// An open watch stream read line by line.
-pub struct WatchStream {
+pub(crate) struct WatchStream {
     reader: BufReader<TcpStream>,
     pending: std::collections::VecDeque<Value>,
 }
 
 impl WatchStream {
     /// Opens `GET path` (a watch URL) and consumes the response head.
-    pub async fn open(c: &EmbeddedCluster, path: &str) -> (u16, WatchStream) {
+    pub(crate) async fn open(c: &EmbeddedCluster, path: &str) -> (u16, WatchStream) {
         let addr = c.url().trim_start_matches("http://").to_string();
         let mut s = TcpStream::connect(&addr).await.unwrap();
         let head = format!(
@@ -210,7 +210,7 @@ impl WatchStream {
     }
 
     /// The next event, or `None` at the end of the stream / after `wait`.
-    pub async fn next(&mut self, wait: Duration) -> Option<Value> {
+    pub(crate) async fn next(&mut self, wait: Duration) -> Option<Value> {
         if let Some(v) = self.pending.pop_front() {
             return Some(v);
         }

@@ -20,15 +20,15 @@ pub use kepspec_core::Implementation;
 /// `RecreateCompleted` (kubernetes PR #137187: the reason constant, and the
 /// author's "cleared the progressing condition with Progressing=False when
 /// the progressing is done"; live capture on v1.37.0, calibration-facts.md).
-pub const UPSTREAM_RECREATE_COMPLETED: &str = "RecreateCompleted";
+pub(crate) const UPSTREAM_RECREATE_COMPLETED: &str = "RecreateCompleted";
 /// The message of that condition in the v1.37.0 capture.
-pub const UPSTREAM_RECREATE_COMPLETED_MESSAGE: &str = "All pods recreated successfully";
+pub(crate) const UPSTREAM_RECREATE_COMPLETED_MESSAGE: &str = "All pods recreated successfully";
 
 mod literal;
 
 /// The plan `implementation` makes for one sync: the bundled controller's
 /// rules, then what the implementation does instead.
-pub fn plan(
+pub(crate) fn plan(
     implementation: Implementation,
     obs: &Observed<'_>,
     gates: &ControllerGates,
@@ -43,7 +43,7 @@ pub fn plan(
 
 /// Changes a plan made by the KEPs' rules into what an implementation does
 /// instead.
-pub trait Adjust {
+pub(crate) trait Adjust {
     /// Adjusts `plan`, made for `set` under `gates`.
     fn adjust(self, set: &StatefulSet, gates: &ControllerGates, plan: &mut Plan);
 }

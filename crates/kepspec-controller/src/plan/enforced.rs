@@ -49,7 +49,7 @@ pub(super) fn partition(raw: &Value) -> i32 {
 
 /// The message of the `StatefulSetUpdateStrategy` condition for a rollout
 /// to `update_revision`.
-pub fn condition_message(update_revision: &str) -> String {
+pub(super) fn condition_message(update_revision: &str) -> String {
     format!("EnforcedRollingUpdate to revision {update_revision}")
 }
 

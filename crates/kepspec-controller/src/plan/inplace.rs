@@ -34,9 +34,9 @@ use super::{Action, Replica, SyncState};
 /// The pod condition an in-place update holds False.
 pub const CONDITION: &str = "InPlaceUpdateReady";
 /// What the update records on the pod (kept after it completes, as Kruise).
-pub const STATE_ANNOTATION: &str = "apps.kruise.io/inplace-update-state";
+pub(super) const STATE_ANNOTATION: &str = "apps.kruise.io/inplace-update-state";
 /// The images waiting for the grace period to pass.
-pub const GRACE_ANNOTATION: &str = "apps.kruise.io/inplace-update-grace";
+pub(super) const GRACE_ANNOTATION: &str = "apps.kruise.io/inplace-update-grace";
 
 /// How a pod of another revision is to be updated.
 #[derive(Clone, Debug, PartialEq)]

@@ -40,7 +40,7 @@ pub const PREPARING_DELETE: &str = "PreparingDelete";
 
 /// A lifecycle hook: the labels and finalizers that hold a pod.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hook {
+pub(super) struct Hook {
     /// `labelsHandler`: key and value that must both match.
     pub labels: BTreeMap<String, String>,
     /// `finalizersHandler`.
@@ -64,7 +64,7 @@ impl Hook {
     }
 
     /// `IsPodHooked`: any handler label or finalizer is on the pod.
-    pub fn holds(&self, pod: &Pod) -> bool {
+    pub(super) fn holds(&self, pod: &Pod) -> bool {
         let labels = pod.metadata.labels.clone().unwrap_or_default();
         let finalizers = pod.metadata.finalizers.clone().unwrap_or_default();
         self.labels.iter().any(|(k, v)| labels.get(k) == Some(v))
@@ -74,7 +74,7 @@ impl Hook {
 
 /// `unorderedUpdate.priorityStrategy`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Priority {
+pub(super) enum Priority {
     /// `weightPriority`: (weight, matchLabels) terms; a pod's weight is the
     /// sum of the terms it matches; higher first.
     Weight(Vec<(i64, BTreeMap<String, String>)>),
@@ -85,7 +85,7 @@ pub enum Priority {
 
 /// The Advanced StatefulSet fields the stand-in acts on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Kruise {
+pub(super) struct Kruise {
     /// `spec.updateStrategy.rollingUpdate.paused`.
     pub paused: bool,
     /// `spec.reserveOrdinals`, ranges expanded.
@@ -112,7 +112,7 @@ pub fn is_kruise(raw: &Value) -> bool {
 
 impl Kruise {
     /// The fields of an Advanced StatefulSet; `None` for any other kind.
-    pub fn of(raw: &Value) -> Option<Kruise> {
+    pub(super) fn of(raw: &Value) -> Option<Kruise> {
         if !is_kruise(raw) {
             return None;
         }
@@ -141,7 +141,7 @@ impl Kruise {
 
     /// The ordinals of the replicas: from `start` up, skipping reserved
     /// ordinals, until `replicas` are counted.
-    pub fn ordinals(&self, start: i32, replicas: i32) -> Vec<i32> {
+    pub(super) fn ordinals(&self, start: i32, replicas: i32) -> Vec<i32> {
         let mut out = Vec::new();
         let mut ordinal = start;
         while out.len() < usize::try_from(replicas).unwrap_or(0) && ordinal < i32::MAX {
@@ -209,7 +209,7 @@ fn priority(value: Option<&Value>) -> Option<Priority> {
 impl Priority {
     /// Sorts pods to update, highest priority first; ties keep the order
     /// given (highest ordinal first), as Kruise's stable sort does.
-    pub fn sort(&self, pods: &mut [&Replica<'_>]) {
+    pub(super) fn sort(&self, pods: &mut [&Replica<'_>]) {
         match self {
             Priority::Weight(terms) => {
                 let weight = |r: &Replica<'_>| -> i64 {
@@ -244,7 +244,7 @@ impl Priority {
 
 /// The trailing digits of a label value as a number (`"sts-10"` → 10); 0
 /// when it has none (Kruise's `getIntFromStringSuffix`).
-pub fn trailing_number(value: &str) -> i64 {
+pub(super) fn trailing_number(value: &str) -> i64 {
     let digits: String = value
         .chars()
         .rev()

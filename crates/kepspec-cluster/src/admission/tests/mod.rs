@@ -78,7 +78,6 @@ fn unknown_resources_pass_untouched() {
     let gates = ApiGates::default();
     let mut req = AdmissionRequest {
         group: "",
-        version: "v1",
         resource: "configmaps",
         operation: Operation::Create,
         object: &mut obj,

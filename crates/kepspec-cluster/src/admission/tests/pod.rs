@@ -16,7 +16,6 @@ fn run(obj: &mut Value, old: Option<&Value>) -> Result<(), Invalid> {
     let gates = ApiGates::default();
     let mut req = AdmissionRequest {
         group: "",
-        version: "v1",
         resource: "pods",
         operation: if old.is_some() {
             Operation::Update
@@ -141,7 +140,6 @@ fn claims_and_volumes_are_defaulted() {
             "resources": {"requests": {"storage": "1Gi"}}}});
     let mut req = AdmissionRequest {
         group: "",
-        version: "v1",
         resource: "persistentvolumeclaims",
         operation: Operation::Create,
         object: &mut pvc,

@@ -24,7 +24,6 @@ pub(super) fn set() -> Value {
 pub(super) fn run(obj: &mut Value, old: Option<&Value>, gates: &ApiGates) -> Result<(), Invalid> {
     let mut req = AdmissionRequest {
         group: "apps",
-        version: "v1",
         resource: "statefulsets",
         operation: if old.is_some() {
             Operation::Update

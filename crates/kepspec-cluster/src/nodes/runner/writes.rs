@@ -61,7 +61,10 @@ pub(super) struct Writers {
 impl Writers {
     /// Starts the queues; failures come back on `failed`. They stop with
     /// `cancel` (writes not yet sent are dropped).
-    pub fn start(failed: mpsc::UnboundedSender<Failed>, cancel: CancellationToken) -> Writers {
+    pub(super) fn start(
+        failed: mpsc::UnboundedSender<Failed>,
+        cancel: CancellationToken,
+    ) -> Writers {
         let queues = (0..WORKERS)
             .map(|_| {
                 let (tx, mut rx) = mpsc::unbounded_channel::<Write>();
@@ -92,7 +95,7 @@ impl Writers {
     }
 
     /// Queues `write` behind the earlier writes about the pod `key`.
-    pub fn send(&self, key: &Key, write: Write) {
+    pub(super) fn send(&self, key: &Key, write: Write) {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut h);
         let i = usize::try_from(h.finish() % WORKERS as u64).unwrap_or(0);
