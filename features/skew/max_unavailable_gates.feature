@@ -73,6 +73,8 @@ Feature: maxUnavailable when a component has the gate off
   # covers: M30
   Scenario: controller gate off: an unready pod below the partition holds back no replacement above it
     # rejects: a controller whose gate-off rolling update is KEP-961's budget path with a budget of 1: it counts web-0, unready below the partition, against that budget and replaces nothing
+    # rejects: a controller whose gate-off rolling update walks past the partition and replaces web-0 too, once web-1 is available
+    # rejects: a controller whose gate-off rolling update of a Parallel set replaces web-2 and web-1 at once, with web-0 already unavailable
     Given the controller runs with feature gate "MaxUnavailableStatefulSet" off
     And a StatefulSet "web" with 3 replicas, pod management policy "Parallel", partition "1" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
@@ -85,6 +87,8 @@ Feature: maxUnavailable when a component has the gate off
     When pods web-2, web-1 are made ready in turn as they appear at the update revision
     Then within 30 seconds pod "web-1" of "web" runs the update revision and is ready
     And pod "web-2" of "web" runs the update revision
+    And for 2 seconds no pod of "web" is created or deleted
+    And pods of "web" below ordinal 1 were neither deleted nor replaced
     And pod "web-0" of "web" runs the current revision
     And pods were deleted in the order web-2, web-1
     And at no moment were more than 2 pods of "web" unavailable

@@ -146,6 +146,15 @@ pub enum Defect {
     /// a budget of 1 instead of the rolling update of before KEP-961: it
     /// counts unavailable pods below the partition too.
     GateOffBudgetOfOne,
+    /// With MaxUnavailableStatefulSet off, the rolling update ignores
+    /// `partition` and replaces the pods below it too.
+    GateOffIgnoresPartition,
+    /// With MaxUnavailableStatefulSet off, a Parallel set's rolling update
+    /// replaces every pod above the partition at once, highest first, as if
+    /// `podManagementPolicy` governed updates too (KEP-961: "The `Parallel`
+    /// mode only supports scale up and tear down of StatefulSets and
+    /// currently doesn't apply to Rolling Updates").
+    GateOffParallelUpdate,
     /// Adoption by the selector alone, without upstream's name rule
     /// (`isMemberOf`).
     AdoptBySelector,
@@ -227,7 +236,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 65] = [
+    pub const ALL: [(&'static str, Defect); 67] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -289,6 +298,11 @@ impl Defect {
         ),
         ("legacy-loop-ready-only", Defect::LegacyLoopReadyOnly),
         ("gate-off-budget-of-one", Defect::GateOffBudgetOfOne),
+        (
+            "gate-off-ignores-partition",
+            Defect::GateOffIgnoresPartition,
+        ),
+        ("gate-off-parallel-update", Defect::GateOffParallelUpdate),
         ("adopt-by-selector", Defect::AdoptBySelector),
         ("late-recreate-in-progress", Defect::LateRecreateInProgress),
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
@@ -463,6 +477,30 @@ pub fn distort_input(
                     .rolling_update
                     .get_or_insert_with(Default::default)
                     .max_unavailable = Some(IntOrString::Int(1));
+            }
+        }
+        Defect::GateOffIgnoresPartition => {
+            if rolling && !gates.max_unavailable_statefulset {
+                if let Some(r) = spec
+                    .update_strategy
+                    .as_mut()
+                    .and_then(|u| u.rolling_update.as_mut())
+                {
+                    r.partition = Some(0);
+                }
+            }
+        }
+        Defect::GateOffParallelUpdate => {
+            if rolling
+                && !gates.max_unavailable_statefulset
+                && spec.pod_management_policy.as_deref() == Some("Parallel")
+            {
+                gates.max_unavailable_statefulset = true;
+                let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+                strategy
+                    .rolling_update
+                    .get_or_insert_with(Default::default)
+                    .max_unavailable = Some(IntOrString::String("100%".into()));
             }
         }
         Defect::PercentOfStaged => {
