@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::run::throttle::Concurrency;
+
 /// Exit code: every scenario passed.
 pub const EXIT_PASSED: u8 = 0;
 /// Exit code: at least one scenario failed.
@@ -344,10 +346,11 @@ pub struct RunArgs {
     /// Only scenarios whose name matches this regex.
     #[arg(long)]
     pub name: Option<String>,
-    /// Scenarios run at once (at least 1; default 16 on the embedded
-    /// cluster, 8 on any other).
-    #[arg(long, value_parser = at_least_one)]
-    pub concurrency: Option<usize>,
+    /// Scenarios run at once: a count, or `auto` (the default on the
+    /// embedded cluster: 16, and up to 48 while the machine's cores are less
+    /// than 70 % busy); 8 on any other cluster.
+    #[arg(long, value_name = "N|auto")]
+    pub concurrency: Option<Concurrency>,
     /// Run the selection this many times (flake hunting); the rounds run
     /// concurrently, up to --concurrency scenarios at once.
     #[arg(long, default_value_t = 1, value_parser = at_least_one)]
@@ -475,16 +478,16 @@ impl RunArgs {
         crate::run::features::or_default(&self.features)
     }
 
-    /// Scenarios at once: as given, else 16 on the embedded cluster (its
-    /// scenarios mostly wait on real seconds; on 2 cores more at once is
-    /// faster in a release build but overloads the one bundled controller
-    /// in a debug build or a long `--repeat`: see the benchmarks in
+    /// Scenarios at once: as given, else paced on the embedded cluster (its
+    /// scenarios mostly wait on real seconds, and a fixed number either
+    /// leaves the cores idle or, in a debug build or a long `--repeat`,
+    /// overloads them: see [`Concurrency::EMBEDDED`] and the benchmarks in
     /// docs/src/benchmarks.md) and 8 on a real cluster, whose nodes do real
     /// work.
-    pub fn concurrency(&self) -> usize {
+    pub fn concurrency(&self) -> Concurrency {
         self.concurrency.unwrap_or(match self.cluster {
-            ClusterChoice::Embedded => 16,
-            _ => 8,
+            ClusterChoice::Embedded => Concurrency::EMBEDDED,
+            _ => Concurrency::Fixed(8),
         })
     }
 }

@@ -74,7 +74,7 @@ async fn explore_inner<W: ScenarioWorld>(args: &ExploreArgs) -> anyhow::Result<V
     };
     let env = Arc::new(Environment::start(&opts).await?);
     let run_opts = RunOptions {
-        concurrency: 1,
+        concurrency: crate::run::throttle::Concurrency::Fixed(1),
         progress: false,
         ..RunOptions::default()
     };

@@ -186,6 +186,11 @@ impl Collector {
             ScenarioEv::Started => {
                 c.started.insert(k.clone(), Instant::now());
             }
+            // A scenario's time counts from the end of its setup: the Before
+            // hook also waits for the run's throttle to let it start.
+            ScenarioEv::Hook(event::HookType::Before, event::Hook::Passed) => {
+                c.started.insert(k.clone(), Instant::now());
+            }
             ScenarioEv::Hook(kind, event::Hook::Failed(_, info)) => {
                 entry.status = Status::Failed;
                 entry.steps.push(model::Step {

@@ -24,5 +24,6 @@ pub(crate) mod shard;
 pub(crate) mod steps;
 #[cfg(test)]
 mod tests;
+pub mod throttle;
 pub(crate) mod verdict;
 pub mod wait;

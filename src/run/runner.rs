@@ -63,7 +63,7 @@ type Shelf = Arc<Mutex<HashMap<Key, Artifacts>>>;
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Scenarios at once.
-    pub concurrency: usize,
+    pub concurrency: super::throttle::Concurrency,
     /// Stop at the first failure.
     pub fail_fast: bool,
     /// Keep the namespaces of failed scenarios.
@@ -86,7 +86,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            concurrency: 16,
+            concurrency: super::throttle::Concurrency::EMBEDDED,
             fail_fast: false,
             keep_on_failure: false,
             progress: true,
@@ -271,8 +271,12 @@ pub async fn run_once<W: ScenarioWorld>(
     );
     let results = collector.results();
 
+    let throttle = Arc::new(super::throttle::Throttle::new(opts.concurrency));
+    let before_throttle = throttle.clone();
+    let before_cancel = opts.cancel.clone();
     let before_env = env.clone();
     let after_shelf = shelf.clone();
+    let after_throttle = throttle.clone();
     let after_results = results.clone();
     let keep_on_failure = opts.keep_on_failure;
     let keep_passed = opts.keep_passed_timelines;
@@ -282,11 +286,15 @@ pub async fn run_once<W: ScenarioWorld>(
         .with_parser(Parsed(all))
         .with_writer(collector)
         .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default())
-        .max_concurrent_scenarios(opts.concurrency.max(1))
+        .max_concurrent_scenarios(throttle.at_most())
         .before(move |feature, rule, scenario, world: &mut W| {
             let shared = before_env.clone();
             let isolated = tags_of(feature, rule, scenario).any(|t| t == ISOLATED_TAG);
+            let throttle = before_throttle.clone();
+            let cancel = before_cancel.clone();
             async move {
+                // Counted as running until its After hook ends.
+                throttle.admit(&cancel).await;
                 match start_scenario(shared, isolated, &scenario.name).await {
                     Ok(sc) => *world.slot() = Some(sc),
                     Err(err) => tracing::error!("scenario setup failed: {err:#}"),
@@ -304,7 +312,9 @@ pub async fn run_once<W: ScenarioWorld>(
                 let artifacts_dir = artifacts_dir.clone();
                 let failed = !matches!(finished, event::ScenarioFinished::StepPassed);
                 let k = collector::key(feature, scenario);
+                let admitted = super::throttle::Admitted(after_throttle.clone());
                 let fut: LocalBoxFuture<'_, ()> = async move {
+                    let _admitted = admitted;
                     let Some(world) = world else { return };
                     let Some(sc) = world.slot().take() else {
                         return;
