@@ -81,17 +81,39 @@ impl FromStr for Concurrency {
     }
 }
 
-/// Whether one more scenario may start, with `running` running and the
-/// machine `busy` (its busy share over the last second, None if unknown).
-pub fn may_start(concurrency: Concurrency, running: usize, busy: Option<f64>) -> bool {
+/// How a scenario may start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Within the floor (or the fixed number): whatever the load.
+    WithinFloor,
+    /// Above a paced run's floor: the cores have room.
+    AboveFloor,
+}
+
+/// Whether one more scenario may start, with `running` running, the
+/// machine `busy` (its busy share over the last second, None if unknown)
+/// and the last start above the floor `since_above_floor` ago (None if
+/// none yet): above the floor, starts are [`SPACING`] apart.
+pub fn may_start(
+    concurrency: Concurrency,
+    running: usize,
+    busy: Option<f64>,
+    since_above_floor: Option<Duration>,
+) -> Option<Start> {
     match concurrency {
-        Concurrency::Fixed(n) => running < n.max(1),
+        Concurrency::Fixed(n) => (running < n.max(1)).then_some(Start::WithinFloor),
         Concurrency::Paced {
             at_least,
             at_most,
             busy_below,
         } => {
-            running < at_least.max(1) || (running < at_most && busy.is_some_and(|b| b < busy_below))
+            if running < at_least.max(1) {
+                Some(Start::WithinFloor)
+            } else {
+                let room = running < at_most && busy.is_some_and(|b| b < busy_below);
+                let spaced = since_above_floor.is_none_or(|d| d >= SPACING);
+                (room && spaced).then_some(Start::AboveFloor)
+            }
         }
     }
 }
@@ -143,7 +165,7 @@ const SAMPLE_OVER: usize = 4;
 /// Above the floor, at most one start per this long (starts that refill
 /// the floor do not count): a scenario's load shows only after it has
 /// started.
-const SPACING: Duration = Duration::from_millis(50);
+pub const SPACING: Duration = Duration::from_millis(50);
 
 #[derive(Debug)]
 struct Counts {
@@ -213,16 +235,11 @@ impl Throttle {
             let released = self.released.notified();
             {
                 let mut c = lock(&self.counts);
-                let above_floor = match self.concurrency {
-                    Concurrency::Paced { at_least, .. } => c.running >= at_least,
-                    Concurrency::Fixed(_) => false,
-                };
-                let spaced =
-                    !above_floor || c.last_above_floor.is_none_or(|t| t.elapsed() >= SPACING);
-                if spaced && may_start(self.concurrency, c.running, c.busy) {
+                let since = c.last_above_floor.map(|t| t.elapsed());
+                if let Some(start) = may_start(self.concurrency, c.running, c.busy, since) {
                     tracing::debug!(running = c.running, busy = ?c.busy, "a scenario starts");
                     c.running += 1;
-                    if above_floor {
+                    if start == Start::AboveFloor {
                         c.last_above_floor = Some(Instant::now());
                     }
                     return;
@@ -277,23 +294,44 @@ mod tests {
 
     #[test]
     fn a_fixed_count_is_a_ceiling_whatever_the_load() {
-        assert!(may_start(Concurrency::Fixed(3), 2, None));
-        assert!(may_start(Concurrency::Fixed(3), 2, Some(1.0)));
-        assert!(!may_start(Concurrency::Fixed(3), 3, Some(0.0)));
+        assert!(may_start(Concurrency::Fixed(3), 2, None, None).is_some());
+        assert!(may_start(Concurrency::Fixed(3), 2, Some(1.0), None).is_some());
+        assert!(may_start(Concurrency::Fixed(3), 3, Some(0.0), None).is_none());
     }
 
     #[test]
     fn paced_starts_the_floor_always_and_more_only_while_the_cores_are_free() {
-        assert!(may_start(PACED, 1, None));
-        assert!(may_start(PACED, 1, Some(1.0)));
+        assert!(may_start(PACED, 1, None, None).is_some());
+        assert!(may_start(PACED, 1, Some(1.0), None).is_some());
         assert!(
-            !may_start(PACED, 2, None),
+            may_start(PACED, 2, None, None).is_none(),
             "an unknown load admits only the floor"
         );
-        assert!(!may_start(PACED, 2, Some(0.7)));
-        assert!(may_start(PACED, 2, Some(0.69)));
-        assert!(may_start(PACED, 3, Some(0.1)));
-        assert!(!may_start(PACED, 4, Some(0.0)), "never above the ceiling");
+        assert!(may_start(PACED, 2, Some(0.7), None).is_none());
+        assert!(may_start(PACED, 2, Some(0.69), None).is_some());
+        assert!(may_start(PACED, 3, Some(0.1), None).is_some());
+        assert!(
+            may_start(PACED, 4, Some(0.0), None).is_none(),
+            "never above the ceiling"
+        );
+        assert_eq!(
+            may_start(PACED, 1, Some(0.1), None),
+            Some(Start::WithinFloor)
+        );
+        assert_eq!(
+            may_start(PACED, 2, Some(0.1), Some(SPACING)),
+            Some(Start::AboveFloor)
+        );
+        assert_eq!(
+            may_start(PACED, 2, Some(0.1), Some(SPACING / 2)),
+            None,
+            "above the floor, starts are spaced"
+        );
+        assert_eq!(
+            may_start(PACED, 1, Some(0.1), Some(Duration::ZERO)),
+            Some(Start::WithinFloor),
+            "refilling the floor is not spaced"
+        );
     }
 
     #[tokio::test]

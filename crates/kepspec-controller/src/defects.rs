@@ -13,7 +13,7 @@ use kepspec_core::Lookup as _;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -416,6 +416,21 @@ fn is_recreate(set: &StatefulSet) -> bool {
         == Some("Recreate")
 }
 
+/// Runs KEP-961's budget path with `budget` though the controller's
+/// MaxUnavailableStatefulSet gate is off (the gate-off defects).
+fn budget_despite_gate(
+    spec: &mut StatefulSetSpec,
+    gates: &mut ControllerGates,
+    budget: IntOrString,
+) {
+    gates.max_unavailable_statefulset = true;
+    spec.update_strategy
+        .get_or_insert_with(Default::default)
+        .rolling_update
+        .get_or_insert_with(Default::default)
+        .max_unavailable = Some(budget);
+}
+
 /// Distorts what the controller sees.
 pub fn distort_input(
     defect: Defect,
@@ -471,12 +486,7 @@ pub fn distort_input(
         }
         Defect::GateOffBudgetOfOne => {
             if rolling && !gates.max_unavailable_statefulset {
-                gates.max_unavailable_statefulset = true;
-                let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-                strategy
-                    .rolling_update
-                    .get_or_insert_with(Default::default)
-                    .max_unavailable = Some(IntOrString::Int(1));
+                budget_despite_gate(spec, gates, IntOrString::Int(1));
             }
         }
         Defect::GateOffIgnoresPartition => {
@@ -495,12 +505,7 @@ pub fn distort_input(
                 && !gates.max_unavailable_statefulset
                 && spec.pod_management_policy.as_deref() == Some("Parallel")
             {
-                gates.max_unavailable_statefulset = true;
-                let strategy = spec.update_strategy.get_or_insert_with(Default::default);
-                strategy
-                    .rolling_update
-                    .get_or_insert_with(Default::default)
-                    .max_unavailable = Some(IntOrString::String("100%".into()));
+                budget_despite_gate(spec, gates, IntOrString::String("100%".into()));
             }
         }
         Defect::PercentOfStaged => {
