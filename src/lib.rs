@@ -10,6 +10,8 @@
 //! - [`history`]: the recorder and the checks over a scenario's timeline;
 //! - [`harness`]: the scenario layer: what steps do and check;
 //! - [`run`]: the run layer: features, the runner, the main job, commands;
+//! - [`steps`]: the step definitions, one harness call each, and the world
+//!   they register with;
 //! - [`report`]: JUnit, JSON and HTML reports;
 //! - [`profiles`]: the implementation under test as a target profile;
 //! - [`explore`]: every crash point of a scenario;
@@ -28,6 +30,8 @@ pub mod history;
 pub mod profiles;
 pub mod report;
 pub mod run;
+#[path = "../steps/mod.rs"]
+pub mod steps;
 
 pub use kepspec_cluster as sim;
 pub use kepspec_controller as controller;

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
+use crate::harness::claim_refs;
+use crate::harness::claims as owners;
+use crate::history::Kind;
 use cucumber::{given, then, when, Parameter};
-use kepspec::harness::claim_refs;
-use kepspec::harness::claims as owners;
-use kepspec::history::Kind;
 
 use super::world::KepWorld;
 
@@ -28,7 +28,7 @@ impl std::str::FromStr for Owners {
 
 #[then(expr = "every PersistentVolumeClaim of {string} names the cluster's default StorageClass")]
 async fn default_storage_class(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    kepspec::harness::storage::default_class(w.sc()?, &set).await
+    crate::harness::storage::default_class(w.sc()?, &set).await
 }
 
 #[then(expr = "within {int} seconds the PersistentVolumeClaim {string} is owned by {owners}")]
@@ -142,7 +142,7 @@ async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> 
     expr = "within {int} seconds the PersistentVolumeClaim {string} exists again, bound, as a new object"
 )]
 async fn claim_recreated(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
-    kepspec::harness::storage::recreated(w.sc()?, &claim, Duration::from_secs(n)).await
+    crate::harness::storage::recreated(w.sc()?, &claim, Duration::from_secs(n)).await
 }
 
 #[when(

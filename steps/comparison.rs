@@ -1,8 +1,8 @@
 //! Steps of the comparison of strategies over stuck pods (the KEP-3541
 //! draft's "Comparison with Existing Solutions", executed).
 
+use crate::harness::comparison;
 use cucumber::{then, when};
-use kepspec::harness::comparison;
 
 use super::world::KepWorld;
 

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
+use crate::explore::crash_point;
+use crate::harness::faults::{self, MustFire, Target};
+use crate::harness::{checks, Scenario};
+use crate::run::runner::INPUT_ERROR;
+use crate::sim::faults::Occurrence;
+use crate::sim::stale::Lag;
 use cucumber::{given, then, when};
-use kepspec::explore::crash_point;
-use kepspec::harness::faults::{self, MustFire, Target};
-use kepspec::harness::{checks, Scenario};
-use kepspec::run::runner::INPUT_ERROR;
-use kepspec::sim::faults::Occurrence;
-use kepspec::sim::stale::Lag;
 
 use super::world::KepWorld;
 
@@ -178,12 +178,12 @@ async fn all_triggered(w: &mut KepWorld) -> anyhow::Result<()> {
 
 #[when(expr = "the apiserver stops serving the controller")]
 async fn outage_begins(w: &mut KepWorld) -> anyhow::Result<()> {
-    kepspec::harness::outage::begin(w.sc()?)
+    crate::harness::outage::begin(w.sc()?)
 }
 
 #[when(expr = "the apiserver serves the controller again")]
 async fn outage_ends(w: &mut KepWorld) -> anyhow::Result<()> {
-    kepspec::harness::outage::end(w.sc()?)
+    crate::harness::outage::end(w.sc()?)
 }
 
 #[then(
@@ -192,9 +192,9 @@ async fn outage_ends(w: &mut KepWorld) -> anyhow::Result<()> {
 async fn untouched_in_outage(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
     // From the moment the controller has been refused: it has seen the
     // change and cannot act on it.
-    kepspec::harness::outage::until_refused(w.sc()?, Scenario::default_wait()).await?;
+    crate::harness::outage::until_refused(w.sc()?, Scenario::default_wait()).await?;
     let from = w.sc()?.mark_now().await;
     tokio::time::sleep(Duration::from_secs(n)).await;
-    let clause = kepspec::harness::clauses::apiserver_unavailable();
+    let clause = crate::harness::clauses::apiserver_unavailable();
     checks::pods_untouched_citing(w.sc()?, &set, from, Some(clause)).await
 }

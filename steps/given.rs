@@ -1,8 +1,8 @@
 //! `Given` steps: the state a scenario starts from.
 
+use crate::harness::{waits, Scenario, SetSpec};
 use cucumber::gherkin::Step;
 use cucumber::{given, Parameter};
-use kepspec::harness::{waits, Scenario, SetSpec};
 use kepspec_core::Lookup as _;
 
 use super::world::{input_error, KepWorld};
@@ -25,7 +25,7 @@ pub fn docstring_yaml(step: &Step) -> anyhow::Result<serde_json::Value> {
     let text = step
         .docstring()
         .ok_or_else(|| input_error("the step needs a YAML docstring"))?;
-    kepspec::yaml::from_str(text)
+    crate::yaml::from_str(text)
         .map_err(|e| input_error(format!("the docstring is not valid YAML: {e}")))
 }
 

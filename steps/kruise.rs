@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use crate::harness::{checks, clauses, kruise};
 use cucumber::{then, when};
-use kepspec::harness::{checks, clauses, kruise};
 
 use super::then::Names;
 use super::world::KepWorld;

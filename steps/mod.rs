@@ -1,15 +1,10 @@
 //! Step definitions. Each step parses its words and calls one harness
 //! function; no logic lives here that a test of the library cannot reach.
 //!
-//! This module is compiled into each binary that runs features (the
-//! `kepspec` CLI and the `spec` test target) so that cucumber's step registry
-//! is linked in whole.
-
-/// The allocator of every binary that runs features: the embedded cluster
-/// and the recorder allocate and free JSON trees on every change, which
-/// mimalloc serves in about two thirds of glibc's CPU time.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+//! They are part of the library, with the [`KepWorld`] they register with,
+//! so that the runner is instantiated for that world once, here, and the
+//! binary that runs features is a thin `main`. Each registration is a
+//! `#[used]` static, which the linker keeps although nothing names it.
 
 pub mod claims;
 pub mod comparison;

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use crate::harness::ownership;
 use cucumber::{given, then, when};
-use kepspec::harness::ownership;
 
 use super::world::KepWorld;
 
@@ -36,12 +36,12 @@ async fn controlled_by_nothing(w: &mut KepWorld, n: u64, pod: String) -> anyhow:
 
 #[when(expr = "a pod {string} with the labels of {string} is created")]
 async fn stray(w: &mut KepWorld, pod: String, set: String) -> anyhow::Result<()> {
-    Ok(kepspec::harness::ownership::stray_pod(w.sc()?, &pod, &set).await?)
+    Ok(crate::harness::ownership::stray_pod(w.sc()?, &pod, &set).await?)
 }
 
 #[then(expr = "for {int} seconds pod {string} is controlled by nothing")]
 async fn never_controlled(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
-    kepspec::harness::ownership::never_controlled(w.sc()?, &pod, Duration::from_secs(n)).await
+    crate::harness::ownership::never_controlled(w.sc()?, &pod, Duration::from_secs(n)).await
 }
 
 #[then(expr = "pod {string} was neither deleted nor created again")]
@@ -51,36 +51,36 @@ async fn kept(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 
 #[when(expr = "the pods of {string} are pinned to the node of pod {string}")]
 async fn pin(w: &mut KepWorld, set: String, pod: String) -> anyhow::Result<()> {
-    Ok(kepspec::harness::nodes::pin(w.sc()?, &set, &pod).await?)
+    Ok(crate::harness::nodes::pin(w.sc()?, &set, &pod).await?)
 }
 
 #[when(expr = "the node of pod {string} is cordoned")]
 async fn cordon(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
-    Ok(kepspec::harness::nodes::cordon(w.sc()?, &pod, true).await?)
+    Ok(crate::harness::nodes::cordon(w.sc()?, &pod, true).await?)
 }
 
 #[when(expr = "the node of pod {string} is uncordoned")]
 async fn uncordon(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
-    Ok(kepspec::harness::nodes::cordon(w.sc()?, &pod, false).await?)
+    Ok(crate::harness::nodes::cordon(w.sc()?, &pod, false).await?)
 }
 
 #[then(
     expr = "within {int} seconds pod {string} runs on the node the pods of {string} are pinned to"
 )]
 async fn on_pinned_node(w: &mut KepWorld, n: u64, pod: String, set: String) -> anyhow::Result<()> {
-    kepspec::harness::nodes::on_pinned_node(w.sc()?, &pod, &set, Duration::from_secs(n)).await
+    crate::harness::nodes::on_pinned_node(w.sc()?, &pod, &set, Duration::from_secs(n)).await
 }
 
 #[when(expr = "the Ready condition of pod {string} is backdated by {int} seconds")]
 async fn backdate_ready(w: &mut KepWorld, pod: String, by: u64) -> anyhow::Result<()> {
-    Ok(kepspec::harness::ownership::backdate_ready(w.sc()?, &pod, Duration::from_secs(by)).await?)
+    Ok(crate::harness::ownership::backdate_ready(w.sc()?, &pod, Duration::from_secs(by)).await?)
 }
 
 #[given(expr = "a pod {string} holding host port {int} runs on a schedulable node")]
 async fn port_holder(w: &mut KepWorld, pod: String, port: i32) -> anyhow::Result<()> {
     let sc = w.sc()?;
-    kepspec::harness::host_ports::hold_port(sc, &pod, port).await?;
-    kepspec::harness::waits::pod_readiness(sc, &pod, true, Duration::from_secs(60)).await
+    crate::harness::host_ports::hold_port(sc, &pod, port).await?;
+    crate::harness::waits::pod_readiness(sc, &pod, true, Duration::from_secs(60)).await
 }
 
 #[when(
@@ -93,18 +93,13 @@ async fn submit_on_port(
     port: i32,
     holder: String,
 ) -> anyhow::Result<()> {
-    kepspec::harness::host_ports::submit_on_node_of(w.sc()?, &set, replicas, port, &holder).await
+    crate::harness::host_ports::submit_on_node_of(w.sc()?, &set, replicas, port, &holder).await
 }
 
 #[then(
     expr = "within {int} seconds pod {string} was rejected by its node with reason {string} and deleted"
 )]
 async fn rejected(w: &mut KepWorld, n: u64, pod: String, reason: String) -> anyhow::Result<()> {
-    kepspec::harness::host_ports::rejected_and_deleted(
-        w.sc()?,
-        &pod,
-        &reason,
-        Duration::from_secs(n),
-    )
-    .await
+    crate::harness::host_ports::rejected_and_deleted(w.sc()?, &pod, &reason, Duration::from_secs(n))
+        .await
 }

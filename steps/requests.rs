@@ -1,8 +1,8 @@
 //! Steps on the controller's requests, read from the embedded apiserver's
 //! request log.
 
+use crate::harness::requests;
 use cucumber::then;
-use kepspec::harness::requests;
 
 use super::world::KepWorld;
 

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use crate::harness::staging;
 use cucumber::{given, then, when, Parameter};
-use kepspec::harness::staging;
 
 use super::world::KepWorld;
 

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use crate::harness::{checks, waits, Scenario};
+use crate::history::rules::PredecessorWait;
 use cucumber::{then, when, Parameter};
-use kepspec::harness::{checks, waits, Scenario};
-use kepspec::history::rules::PredecessorWait;
 
 use super::world::KepWorld;
 
@@ -187,28 +187,28 @@ async fn had_condition_first(
     expr = "from the moment the controller observed the change, every status of {string} carried a Progressing condition"
 )]
 async fn progressing_throughout(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    kepspec::harness::conditions::progressing_throughout(w.sc()?, &set).await
+    crate::harness::conditions::progressing_throughout(w.sc()?, &set).await
 }
 
 #[then(
     expr = "the Progressing condition of {string} told the rollout in progress from the rollout finished"
 )]
 async fn progressing_tells_the_end(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    kepspec::harness::conditions::progressing_tells_the_end(w.sc()?, &set).await
+    crate::harness::conditions::progressing_tells_the_end(w.sc()?, &set).await
 }
 
 #[then(
     expr = "from the moment the controller observed the change, no status of {string} carried a Progressing condition"
 )]
 async fn progressing_absent(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    kepspec::harness::conditions::progressing_absent(w.sc()?, &set).await
+    crate::harness::conditions::progressing_absent(w.sc()?, &set).await
 }
 
 #[then(
     expr = "from the moment the controller observed the change, no status of {string} carried condition {string}"
 )]
 async fn condition_absent(w: &mut KepWorld, set: String, kind: String) -> anyhow::Result<()> {
-    kepspec::harness::conditions::condition_absent(w.sc()?, &set, &kind).await
+    crate::harness::conditions::condition_absent(w.sc()?, &set, &kind).await
 }
 
 #[then(expr = "the event {string} was recorded for {string} at most {int} time(s)")]
@@ -375,7 +375,7 @@ async fn observed_generation_within(w: &mut KepWorld, n: u64, set: String) -> an
 async fn observed_generation(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     let sc = w.sc()?;
     let t = sc.timeline().await?;
-    let kind = kepspec::history::Kind::StatefulSet;
+    let kind = crate::history::Kind::StatefulSet;
     let generation = checks::field(&t, kind, &set, "/metadata/generation").unwrap_or_default();
     checks::field_is(sc, kind, &set, "/status/observedGeneration", &generation).await
 }
@@ -472,7 +472,7 @@ async fn pod_field(
     pointer: String,
     value: String,
 ) -> anyhow::Result<()> {
-    checks::field_is(w.sc()?, kepspec::history::Kind::Pod, &pod, &pointer, &value).await
+    checks::field_is(w.sc()?, crate::history::Kind::Pod, &pod, &pointer, &value).await
 }
 
 #[then(expr = "the PersistentVolumeClaim {string} has {string} set to {string}")]
@@ -484,7 +484,7 @@ async fn claim_field(
 ) -> anyhow::Result<()> {
     checks::field_is(
         w.sc()?,
-        kepspec::history::Kind::PersistentVolumeClaim,
+        crate::history::Kind::PersistentVolumeClaim,
         &claim,
         &pointer,
         &value,
@@ -501,7 +501,7 @@ async fn set_field(
 ) -> anyhow::Result<()> {
     checks::field_is(
         w.sc()?,
-        kepspec::history::Kind::StatefulSet,
+        crate::history::Kind::StatefulSet,
         &set,
         &pointer,
         &value,
@@ -511,7 +511,7 @@ async fn set_field(
 
 #[then(expr = "the StatefulSet {string} has {string} unset")]
 async fn set_field_unset(w: &mut KepWorld, set: String, pointer: String) -> anyhow::Result<()> {
-    checks::field_unset(w.sc()?, kepspec::history::Kind::StatefulSet, &set, &pointer).await
+    checks::field_unset(w.sc()?, crate::history::Kind::StatefulSet, &set, &pointer).await
 }
 
 #[then(expr = "no Warning event was recorded for {string}")]
@@ -600,21 +600,21 @@ async fn condition_watched(
     set: String,
     type_: String,
 ) -> anyhow::Result<()> {
-    kepspec::harness::status_writes::condition_arrives(w.sc()?, &set, &type_, secs(n)).await
+    crate::harness::status_writes::condition_arrives(w.sc()?, &set, &type_, secs(n)).await
 }
 
 #[then(
     expr = "a list of StatefulSets in every namespace selected by {string} holds {string} and no other of this scenario"
 )]
 async fn list_holds(w: &mut KepWorld, labels: String, set: String) -> anyhow::Result<()> {
-    kepspec::harness::collections::list_holds(w.sc()?, &labels, Some(&set), secs(0)).await
+    crate::harness::collections::list_holds(w.sc()?, &labels, Some(&set), secs(0)).await
 }
 
 #[then(
     expr = "within {int} seconds a list of StatefulSets in every namespace selected by {string} holds none of this scenario"
 )]
 async fn list_holds_none(w: &mut KepWorld, n: u64, labels: String) -> anyhow::Result<()> {
-    kepspec::harness::collections::list_holds(w.sc()?, &labels, None, secs(n)).await
+    crate::harness::collections::list_holds(w.sc()?, &labels, None, secs(n)).await
 }
 
 #[then(
@@ -627,5 +627,5 @@ async fn only_these_created(
     set: String,
     hold: u64,
 ) -> anyhow::Result<()> {
-    kepspec::harness::created::only_these(w.sc()?, &set, names.0, secs(n), secs(hold)).await
+    crate::harness::created::only_these(w.sc()?, &set, names.0, secs(n), secs(hold)).await
 }

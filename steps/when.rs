@@ -160,16 +160,16 @@ async fn make_not_ready(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 /// equal the count after the change by coincidence, and the next step would
 /// act before the controller has seen it.
 async fn set_readiness_settled(
-    sc: &mut kepspec::harness::Scenario,
+    sc: &mut crate::harness::Scenario,
     pod: &str,
     ready: bool,
 ) -> anyhow::Result<()> {
-    let wait = kepspec::harness::Scenario::default_wait();
+    let wait = crate::harness::Scenario::default_wait();
     let set = set_of(pod)?;
-    kepspec::harness::waits::status_counts_ready(sc, &set, wait).await?;
+    crate::harness::waits::status_counts_ready(sc, &set, wait).await?;
     sc.set_readiness(pod, ready).await?;
-    kepspec::harness::waits::pod_readiness(sc, pod, ready, wait).await?;
-    kepspec::harness::waits::status_counts_ready(sc, &set, wait).await
+    crate::harness::waits::pod_readiness(sc, pod, ready, wait).await?;
+    crate::harness::waits::status_counts_ready(sc, &set, wait).await
 }
 
 #[when(expr = "the finalizer {string} is removed from pod {string}")]
@@ -191,7 +191,7 @@ async fn submit_settings(
     replicas: i32,
     settings: String,
 ) -> anyhow::Result<()> {
-    let mut spec = kepspec::harness::SetSpec::new(&name, replicas);
+    let mut spec = crate::harness::SetSpec::new(&name, replicas);
     spec.apply_settings(&settings)
         .map_err(super::world::input_error)?;
     Ok(w.sc()?.submit_set_object(spec.to_object()).await?)
@@ -201,7 +201,7 @@ async fn submit_settings(
 async fn new_phase(w: &mut KepWorld) -> anyhow::Result<()> {
     let sc = w.sc()?;
     sc.baseline = Some(sc.mark_now().await);
-    sc.request_mark = kepspec::harness::requests::log_position(sc);
+    sc.request_mark = crate::harness::requests::log_position(sc);
     Ok(())
 }
 
@@ -216,11 +216,11 @@ async fn ready_in_turn(w: &mut KepWorld, names: super::then::Names) -> anyhow::R
     let sc = w.sc()?;
     for pod in &names.0 {
         let set = set_of(pod)?;
-        kepspec::harness::waits::pod_at_update_revision(
+        crate::harness::waits::pod_at_update_revision(
             sc,
             &set,
             pod,
-            kepspec::harness::Scenario::default_wait(),
+            crate::harness::Scenario::default_wait(),
         )
         .await?;
         sc.set_readiness(pod, true).await?;
@@ -230,7 +230,7 @@ async fn ready_in_turn(w: &mut KepWorld, names: super::then::Names) -> anyhow::R
 
 /// The set a pod name belongs to (`web-2` -> `web`).
 fn set_of(pod: &str) -> anyhow::Result<String> {
-    kepspec::history::views::split_ordinal(pod)
+    crate::history::views::split_ordinal(pod)
         .map(|(set, _)| set.to_string())
         .ok_or_else(|| {
             input_error(format!(
@@ -268,7 +268,7 @@ async fn delete_set(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
 async fn remember(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
     let sc = w.sc()?;
     let t = sc.timeline().await?;
-    let rev = kepspec::harness::waits::update_revision(&t, &set)
+    let rev = crate::harness::waits::update_revision(&t, &set)
         .ok_or_else(|| {
             anyhow::anyhow!("{set} does not report the update revision of its current generation")
         })?

@@ -1,7 +1,7 @@
 //! The cucumber World: one [`Scenario`] per scenario.
 
-use kepspec::harness::Scenario;
-use kepspec::run::runner::{ScenarioWorld, INPUT_ERROR};
+use crate::harness::Scenario;
+use crate::run::runner::{ScenarioWorld, INPUT_ERROR};
 
 /// The world of one scenario. Created empty; the runner's `before` hook
 /// gives it its [`Scenario`] (namespace, recorder) once the scenario's name is known.

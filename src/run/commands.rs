@@ -345,14 +345,14 @@ pub fn cite(args: &crate::cli::CiteArgs) -> u8 {
 
 /// `kepspec steps`: the step catalogue.
 pub fn steps(args: &crate::cli::StepsArgs) -> u8 {
-    let steps = super::steps::catalogue();
+    let steps = super::step_catalogue::catalogue();
     if !args.markdown {
-        super::out::text_raw(&super::steps::text(&steps));
+        super::out::text_raw(&super::step_catalogue::text(&steps));
         return EXIT_PASSED;
     }
-    let table = super::steps::markdown(&steps);
+    let table = super::step_catalogue::markdown(&steps);
     match &args.into {
-        Some(page) => write_generated(page, super::steps::MARKER, &table),
+        Some(page) => write_generated(page, super::step_catalogue::MARKER, &table),
         None => {
             super::out::text_raw(&table);
             EXIT_PASSED

@@ -562,7 +562,10 @@ fn step_words(text: &str) -> Vec<String> {
 fn closest_step(text: &str) -> Option<String> {
     let words = step_words(text);
     let mut best: Option<(f64, String)> = None;
-    for def in super::steps::catalogue().into_iter().filter(|d| !d.regex) {
+    for def in super::step_catalogue::catalogue()
+        .into_iter()
+        .filter(|d| !d.regex)
+    {
         let theirs = step_words(&def.phrase);
         let common = words.iter().filter(|w| theirs.contains(w)).count();
         let score = 2.0 * common as f64 / (words.len() + theirs.len()).max(1) as f64;
