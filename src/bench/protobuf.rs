@@ -53,7 +53,8 @@ async fn running_pod(cluster: &EmbeddedCluster, name: &str) -> anyhow::Result<Va
         let found = items
             .into_iter()
             .find(|p| p["metadata"]["name"] == name && p["status"]["phase"] == "Running");
-        if let Some(mut p) = found {
+        if let Some(p) = found {
+            let mut p = serde_json::Value::clone(&p);
             p["kind"] = "Pod".into();
             p["apiVersion"] = "v1".into();
             return Ok(p);

@@ -12,15 +12,18 @@ use super::scenario::Scenario;
 use crate::history::checks::Breach;
 use crate::history::rules::ConditionSpec;
 use crate::history::views::{state_before, State};
-use crate::history::{Kind, Timeline, Violation};
+use crate::history::{Entry, Kind, Timeline, Violation};
 
 /// The latest recorded state of a set.
 pub fn latest_set<'t>(t: &'t Timeline, set: &str) -> Option<&'t Value> {
+    latest_set_entry(t, set).map(|e| &*e.object)
+}
+
+fn latest_set_entry<'t>(t: &'t Timeline, set: &str) -> Option<&'t Entry> {
     t.entries()
         .iter()
         .rev()
         .find(|e| e.kind == Kind::StatefulSet && e.name == set)
-        .map(|e| &*e.object)
 }
 
 /// An integer field of the set's status in `state` (0 when absent, as Go's
@@ -43,10 +46,11 @@ fn not_reported(set: &str) -> String {
 /// The update revision the controller reports for the set's current
 /// generation (None while the status is behind the spec).
 pub fn update_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
-    revision_of_current_generation(latest_set(t, set)?)
+    revision_of_current_generation(latest_set_entry(t, set)?)
 }
 
-fn revision_of_current_generation(obj: &Value) -> Option<&str> {
+fn revision_of_current_generation(entry: &Entry) -> Option<&str> {
+    let obj = &*entry.object;
     let generation = obj
         .lookup("/metadata/generation")
         .and_then(Value::as_i64)
@@ -65,36 +69,22 @@ fn revision_of_current_generation(obj: &Value) -> Option<&str> {
     // the template and status.collisionCount), so the controller's word is
     // checked rather than trusted: a controller that never makes the new
     // revision never reports it.
-    match template_revision(obj) {
+    match entry.template_revision() {
         Some(expected) if expected != reported => None,
         _ => Some(reported),
     }
 }
 
-/// The ControllerRevision name upstream gives the set's current template
-/// (apps/v1 sets only; None for other kinds, whose naming may differ).
-pub fn template_revision(obj: &Value) -> Option<String> {
-    if obj.get("apiVersion").and_then(Value::as_str) != Some("apps/v1") {
-        return None;
-    }
-    let name = obj.lookup("/metadata/name").and_then(Value::as_str)?;
-    let collisions = obj
-        .lookup("/status/collisionCount")
-        .and_then(Value::as_i64)
-        .and_then(|c| i32::try_from(c).ok())
-        .unwrap_or(0);
-    let data = crate::controller::revision::revision_data(obj).ok()?;
-    Some(crate::controller::revision::revision_name(
-        name,
-        &crate::controller::revision::hash_revision(&data, collisions),
-    ))
-}
+pub use crate::history::views::template_revision;
 
 /// Why a wait cannot judge a set yet: its status lags its spec, or reports
 /// an update revision that is not its template's.
-fn not_reported_in(set: &str, obj: &Value) -> String {
-    let reported = obj.lookup("/status/updateRevision").and_then(Value::as_str);
-    match (template_revision(obj), reported) {
+fn not_reported_in(set: &str, entry: &Entry) -> String {
+    let reported = entry
+        .object
+        .lookup("/status/updateRevision")
+        .and_then(Value::as_str);
+    match (entry.template_revision(), reported) {
         (Some(expected), Some(r)) if expected != r => format!(
             "{set} status reports update revision {r}, but its current template's revision is {expected}"
         ),
@@ -105,16 +95,17 @@ fn not_reported_in(set: &str, obj: &Value) -> String {
 /// Why a set is not rolled out in `state`, or None when it is: exactly `n`
 /// pods exist (terminating ones count), all at the update revision, all Ready.
 pub fn rollout_gap_in(state: &State<'_>, set: &str, n: Option<usize>) -> Option<String> {
-    let Some(obj) = state.sets.get(set).map(|e| &*e.object) else {
+    let Some(entry) = state.sets.get(set).copied() else {
         return Some(format!("{set} has not been observed"));
     };
+    let obj = &*entry.object;
     let replicas = obj
         .lookup("/spec/replicas")
         .and_then(Value::as_u64)
         .unwrap_or(1) as usize;
     let n = n.unwrap_or(replicas);
-    let Some(revision) = revision_of_current_generation(obj) else {
-        return Some(not_reported_in(set, obj));
+    let Some(revision) = revision_of_current_generation(entry) else {
+        return Some(not_reported_in(set, entry));
     };
     let pods: Vec<_> = state.pods_of(set).collect();
     let lagging: Vec<String> = pods

@@ -40,6 +40,27 @@ pub fn ordinal_of(set: &str, name: &str) -> Option<i32> {
     }
 }
 
+/// The ControllerRevision name upstream gives a set's current template
+/// (apps/v1 sets only; None for other kinds, whose naming may differ): the
+/// hash of the template and `status.collisionCount`.
+pub fn template_revision(obj: &Value) -> Option<String> {
+    use crate::controller::revision;
+    if obj.get("apiVersion").and_then(Value::as_str) != Some("apps/v1") {
+        return None;
+    }
+    let name = obj.lookup("/metadata/name").and_then(Value::as_str)?;
+    let collisions = obj
+        .lookup("/status/collisionCount")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(0);
+    let data = revision::revision_data(obj).ok()?;
+    Some(revision::revision_name(
+        name,
+        &revision::hash_revision(&data, collisions),
+    ))
+}
+
 /// Facts read from one pod object.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PodFacts<'a> {
@@ -144,7 +165,10 @@ impl Reading {
 /// An entry's [`Reading`], made on first use. It is derived from the
 /// entry's object, so it takes no part in comparing entries.
 #[derive(Clone, Default)]
-pub struct FactsCache(std::sync::OnceLock<Reading>);
+pub struct FactsCache {
+    reading: std::sync::OnceLock<Reading>,
+    template_revision: std::sync::OnceLock<Option<Box<str>>>,
+}
 
 impl PartialEq for FactsCache {
     fn eq(&self, _: &Self) -> bool {
@@ -160,7 +184,16 @@ impl std::fmt::Debug for FactsCache {
 
 impl Entry {
     fn reading(&self) -> &Reading {
-        self.facts.0.get_or_init(|| Reading::of(&self.object))
+        self.facts.reading.get_or_init(|| Reading::of(&self.object))
+    }
+
+    /// [`template_revision`] of this entry's object (a set), computed once
+    /// per entry: waits ask it after every change.
+    pub fn template_revision(&self) -> Option<&str> {
+        self.facts
+            .template_revision
+            .get_or_init(|| template_revision(&self.object).map(Box::from))
+            .as_deref()
     }
 
     /// [`PodFacts::of`] this entry's object, read once per entry.

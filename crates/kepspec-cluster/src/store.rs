@@ -216,11 +216,12 @@ impl Store {
             .map(|o| Value::clone(o))
     }
 
-    /// All objects of a type (in one namespace if given) and the current resourceVersion.
-    pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> (Vec<Value>, u64) {
+    /// All objects of a type (in one namespace if given) and the current
+    /// resourceVersion; the objects are shared with the store, not copied.
+    pub fn list(&self, gr: &Gr, namespace: Option<&str>) -> (Vec<Arc<Value>>, u64) {
         let inner = self.lock();
         let items = of_resource(&inner.objects, gr, namespace)
-            .map(|(_, v)| Value::clone(v))
+            .map(|(_, v)| Arc::clone(v))
             .collect();
         (items, inner.rv)
     }
@@ -277,7 +278,7 @@ impl Store {
         gr: &Gr,
         namespace: Option<&str>,
         at: u64,
-    ) -> Result<Vec<Value>, Expired> {
+    ) -> Result<Vec<Arc<Value>>, Expired> {
         let inner = self.lock();
         inner.kept_since(at)?;
         let mut state: BTreeMap<ObjKey, &Arc<Value>> = of_resource(&inner.objects, gr, namespace)
@@ -293,7 +294,7 @@ impl Store {
                 None => state.remove(&e.key),
             };
         }
-        Ok(state.into_values().map(|v| Value::clone(v)).collect())
+        Ok(state.into_values().map(Arc::clone).collect())
     }
 
     /// One object as it was at resourceVersion `at` (see [`Self::list_at`]).
@@ -373,6 +374,11 @@ impl Txn<'_> {
     /// The stored object under `key`.
     pub fn get(&self, key: &ObjKey) -> Option<&Value> {
         self.inner.objects.get(key).map(|o| &**o)
+    }
+
+    /// The stored object under `key`, shared (no copy).
+    pub fn get_shared(&self, key: &ObjKey) -> Option<Arc<Value>> {
+        self.inner.objects.get(key).cloned()
     }
 
     /// All objects of a type (in one namespace if given).

@@ -13,17 +13,22 @@ use super::resources::ResourceInfo;
 use super::status::ApiError;
 use super::store::{ObjKey, Txn};
 
-/// The part of an object that bumps `metadata.generation` when it changes.
-fn spec_part(info: &ResourceInfo, obj: &Value) -> Value {
+/// Whether the part of an object that bumps `metadata.generation` (the
+/// spec) differs between `new` and `old`.
+fn spec_changed(info: &ResourceInfo, new: &Value, old: &Value) -> bool {
     if info.builtin {
-        return obj.get("spec").cloned().unwrap_or(Value::Null);
+        return new.get("spec") != old.get("spec");
     }
-    let mut o = obj.clone();
-    if let Some(m) = o.as_object_mut() {
-        m.remove("metadata");
-        m.remove("status");
-    }
-    o
+    // A custom resource: everything but metadata and status, whatever the
+    // order of the keys (as two JSON objects compare).
+    let (Some(a), Some(b)) = (new.as_object(), old.as_object()) else {
+        return new != old;
+    };
+    let spec = |k: &&String| k.as_str() != "metadata" && k.as_str() != "status";
+    a.keys().filter(spec).count() != b.keys().filter(spec).count()
+        || a.iter()
+            .filter(|(k, _)| spec(k))
+            .any(|(k, v)| b.get(k.as_str()) != Some(v))
 }
 
 /// Replaces an object (the `update` verb and the tail of every patch).
@@ -55,7 +60,7 @@ pub(crate) fn update_in(
         }
     }
     let key = ObjKey::new(&info.gr(), ns, name);
-    let Some(old) = txn.get(&key).cloned() else {
+    let Some(old) = txn.get_shared(&key) else {
         return Err(ApiError::not_found(&info.group, &info.plural, name));
     };
     let old_rv = meta_str(&old, "resourceVersion")
@@ -84,7 +89,7 @@ pub(crate) fn update_in(
     }
     let mut new = match target {
         Target::Status => {
-            let mut n = old.clone();
+            let mut n = Value::clone(&old);
             if let Some(m) = n.as_object_mut() {
                 match obj.get("status") {
                     Some(s) => m.insert("status".into(), s.clone()),
@@ -96,7 +101,7 @@ pub(crate) fn update_in(
         Target::EphemeralContainers => {
             // podEphemeralContainersStrategy's PrepareForUpdate: only the
             // ephemeral containers are taken from the request.
-            let mut n = old.clone();
+            let mut n = Value::clone(&old);
             let sent = obj.lookup("/spec/ephemeralContainers").cloned();
             if let Some(spec) = n.get_mut("spec").and_then(Value::as_object_mut) {
                 match sent.filter(|v| !v.is_null()) {
@@ -128,7 +133,7 @@ pub(crate) fn update_in(
         }
     };
     {
-        let old_meta = old["metadata"].clone();
+        let old_meta = &old["metadata"];
         let m = meta_mut(&mut new);
         for f in [
             "uid",
@@ -173,14 +178,14 @@ pub(crate) fn update_in(
     if target == Target::EphemeralContainers {
         super::objects::admit_ephemeral(info, &new, &old)?;
     }
-    if info.generation && spec_part(info, &new) != spec_part(info, &old) {
+    if info.generation && spec_changed(info, &new, &old) {
         let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
         meta_mut(&mut new).insert("generation".into(), json!(g));
     }
     meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
     record_fields(info, target, Some(&old), &mut new, sent.as_ref(), by);
-    if new == old {
-        return Ok(old);
+    if new == *old {
+        return Ok(Value::clone(&old));
     }
     if dry_run {
         return Ok(new);

@@ -49,11 +49,19 @@ pub enum RevisionError {
 /// U+2029 escaped, numbers printed as `float64`, no insignificant whitespace.
 pub fn go_json(v: &Value) -> Vec<u8> {
     let mut out = String::new();
-    write_value(&mut out, v);
+    write_value(&mut out, v, false);
     out.into_bytes()
 }
 
-fn write_value(out: &mut String, v: &Value) {
+/// [`go_json`] of the value with its null-valued object members dropped
+/// (what [`go_json`] of `strip_nulls(v)` gives), without copying it.
+fn go_json_without_nulls(v: &Value) -> Vec<u8> {
+    let mut out = String::new();
+    write_value(&mut out, v, true);
+    out.into_bytes()
+}
+
+fn write_value(out: &mut String, v: &Value, skip_nulls: bool) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -65,12 +73,15 @@ fn write_value(out: &mut String, v: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item);
+                write_value(out, item, skip_nulls);
             }
             out.push(']');
         }
         Value::Object(map) => {
-            let sorted: BTreeMap<&String, &Value> = map.iter().collect();
+            let sorted: BTreeMap<&String, &Value> = map
+                .iter()
+                .filter(|(_, item)| !(skip_nulls && item.is_null()))
+                .collect();
             out.push('{');
             for (i, (k, item)) in sorted.into_iter().enumerate() {
                 if i > 0 {
@@ -78,7 +89,7 @@ fn write_value(out: &mut String, v: &Value) {
                 }
                 write_string(out, k);
                 out.push(':');
-                write_value(out, item);
+                write_value(out, item, skip_nulls);
             }
             out.push('}');
         }
@@ -161,10 +172,7 @@ pub fn revision_data(set: &Value) -> Result<Value, RevisionError> {
         .and_then(|spec| spec.get("template"))
         .and_then(Value::as_object)
         .ok_or(RevisionError::MissingTemplate)?;
-    let mut template = match strip_nulls(&Value::Object(template.clone())) {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
+    let mut template = strip_null_members(template);
     template.insert("$patch".to_string(), Value::String("replace".to_string()));
     let mut spec = Map::new();
     spec.insert("template".to_string(), sorted(Value::Object(template)));
@@ -173,14 +181,16 @@ pub fn revision_data(set: &Value) -> Result<Value, RevisionError> {
     Ok(Value::Object(data))
 }
 
+fn strip_null_members(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter()
+        .filter(|(_, item)| !item.is_null())
+        .map(|(k, item)| (k.clone(), strip_nulls(item)))
+        .collect()
+}
+
 fn strip_nulls(v: &Value) -> Value {
     match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, item)| !item.is_null())
-                .map(|(k, item)| (k.clone(), strip_nulls(item)))
-                .collect(),
-        ),
+        Value::Object(map) => Value::Object(strip_null_members(map)),
         Value::Array(items) => Value::Array(items.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }
@@ -251,7 +261,13 @@ pub fn sort_revisions(revisions: &mut [ControllerRevision]) {
 /// v1.34 (with `"creationTimestamp":null` in the template) still equals the
 /// same template today, as upstream's compatibility test requires.
 pub fn same_data(a: &Value, b: &Value) -> bool {
-    go_json(&strip_nulls(a)) == go_json(&strip_nulls(b))
+    data_key(a) == data_key(b)
+}
+
+/// What [`same_data`] compares of one revision's data: make it once to
+/// compare one template with many revisions.
+pub fn data_key(data: &Value) -> Vec<u8> {
+    go_json_without_nulls(data)
 }
 
 /// The controller reference every object of the set carries.

@@ -81,6 +81,12 @@ pub(crate) fn router(state: ApiState) -> Router {
 
 /// A JSON response.
 pub(crate) fn json_response(code: StatusCode, v: &Value) -> Response {
+    serialized_response(code, v)
+}
+
+/// A JSON response written from anything serializable, with no value tree
+/// made first.
+pub(crate) fn serialized_response(code: StatusCode, v: &impl serde::Serialize) -> Response {
     let body = serde_json::to_vec(v).unwrap_or_default();
     (
         code,

@@ -33,14 +33,57 @@ pub(super) fn object(version: &str, obj: &Value) -> Value {
     })
 }
 
-/// A list as PartialObjectMetadataList with the list's `metadata`.
-pub(super) fn list(version: &str, items: &[Value], meta: Value) -> Value {
-    json!({
-        "kind": "PartialObjectMetadataList",
-        "apiVersion": format!("meta.k8s.io/{version}"),
-        "metadata": meta,
-        "items": items.iter().map(|o| object(version, o)).collect::<Vec<_>>(),
-    })
+/// A list as PartialObjectMetadataList with the list's `metadata`,
+/// written from the listed objects without copying them.
+pub(super) struct List<'a, T> {
+    /// The `meta.k8s.io` version.
+    pub(super) version: &'a str,
+    /// The listed objects.
+    pub(super) items: &'a [T],
+    /// The list's metadata.
+    pub(super) meta: &'a serde_json::Map<String, Value>,
+}
+
+impl<T: std::borrow::Borrow<Value>> serde::Serialize for List<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let api_version = format!("meta.k8s.io/{}", self.version);
+        let items: Vec<Item<'_>> = self
+            .items
+            .iter()
+            .map(|o| Item {
+                api_version: &api_version,
+                object: o.borrow(),
+            })
+            .collect();
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("kind", "PartialObjectMetadataList")?;
+        map.serialize_entry("apiVersion", &api_version)?;
+        map.serialize_entry("metadata", self.meta)?;
+        map.serialize_entry("items", &items)?;
+        map.end()
+    }
+}
+
+/// One listed object as PartialObjectMetadata (see [`object`]).
+struct Item<'a> {
+    api_version: &'a str,
+    object: &'a Value,
+}
+
+impl serde::Serialize for Item<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let empty = serde_json::Map::new();
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("kind", "PartialObjectMetadata")?;
+        map.serialize_entry("apiVersion", self.api_version)?;
+        match self.object.get("metadata") {
+            Some(meta) => map.serialize_entry("metadata", meta)?,
+            None => map.serialize_entry("metadata", &empty)?,
+        }
+        map.end()
+    }
 }
 
 #[cfg(test)]
@@ -80,9 +123,19 @@ mod tests {
             object("v1", &pod),
             json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "p", "uid": "u"}})
         );
-        let l = list("v1", &[pod], json!({"resourceVersion": "7"}));
-        assert_eq!(l["kind"], "PartialObjectMetadataList");
-        assert_eq!(l["items"][0]["kind"], "PartialObjectMetadata");
-        assert_eq!(l["metadata"]["resourceVersion"], "7");
+        let mut meta = serde_json::Map::new();
+        meta.insert("resourceVersion".into(), json!("7"));
+        let l = serde_json::to_value(List {
+            version: "v1",
+            items: &[pod.clone(), json!({"kind": "Pod"})],
+            meta: &meta,
+        })
+        .unwrap();
+        assert_eq!(
+            l,
+            json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": {"resourceVersion": "7"},
+                   "items": [object("v1", &pod), object("v1", &json!({"kind": "Pod"}))]})
+        );
     }
 }

@@ -3,6 +3,7 @@
 use axum::response::Response;
 use http::StatusCode;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 use super::super::resources::ResourceInfo;
 use super::super::selector::{FieldSelector, LabelSelector};
@@ -167,9 +168,25 @@ fn sort_key(obj: &Value) -> String {
     }
 }
 
+/// The bytes of [`sort_key`], without making it.
+fn sort_key_bytes(obj: &Value) -> impl Iterator<Item = u8> + '_ {
+    let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+    let name = obj["metadata"]["name"].as_str().unwrap_or("");
+    let slash: &[u8] = if ns.is_empty() { b"" } else { b"/" };
+    ns.bytes().chain(slash.iter().copied()).chain(name.bytes())
+}
+
+/// Orders two objects as their [`sort_key`]s (etcd's key order).
+fn by_sort_key(a: &Value, b: &Value) -> std::cmp::Ordering {
+    sort_key_bytes(a).cmp(sort_key_bytes(b))
+}
+
 /// The objects a list answers with and their resourceVersion: the current
 /// state, or the state a stale view shows this client.
-fn list_state(req: &Req<'_>, ns: Option<&str>) -> (Vec<Value>, u64) {
+/// A list's objects, shared with the store, and its resourceVersion.
+type Listing = (Vec<Arc<Value>>, u64);
+
+fn list_state(req: &Req<'_>, ns: Option<&str>) -> Listing {
     let store = &req.state.store;
     let gr = req.info.gr();
     if let Some((id, view, floor)) = req.stale_view() {
@@ -204,7 +221,7 @@ fn snapshot(
     ns: Option<&str>,
     continued: Option<u64>,
     rv_param: &str,
-) -> Result<Option<(Vec<Value>, u64)>, ApiError> {
+) -> Result<Option<Listing>, ApiError> {
     let store = &req.state.store;
     let gr = req.info.gr();
     let exact = req
@@ -259,8 +276,8 @@ pub(super) fn list(req: &Req<'_>) -> Result<Response, ApiError> {
         Some(state) => state,
         None => list_state(req, ns),
     };
-    let mut items: Vec<Value> = items.into_iter().filter(|o| sel.matches(o)).collect();
-    items.sort_by_key(sort_key);
+    let mut items: Vec<Arc<Value>> = items.into_iter().filter(|o| sel.matches(o)).collect();
+    items.sort_by(|a, b| by_sort_key(a, b));
     let limit: usize = match req.params.get("limit") {
         Some(l) => l
             .parse::<i64>()
@@ -269,13 +286,13 @@ pub(super) fn list(req: &Req<'_>) -> Result<Response, ApiError> {
         None => 0,
     };
     if let Some((_, start)) = &continued {
-        items.retain(|o| sort_key(o) > *start);
+        items.retain(|o| sort_key_bytes(o).cmp(start.bytes()).is_gt());
     }
     let mut meta = Map::new();
     if limit > 0 && rv_param != "0" && items.len() > limit {
         let remaining = items.len() - limit;
         items.truncate(limit);
-        let last = items.last().map(sort_key).unwrap_or_default();
+        let last = items.last().map(|o| sort_key(o)).unwrap_or_default();
         meta.insert("continue".into(), json!(encode_continue(rv, &last)));
         if sel.is_empty() {
             meta.insert("remainingItemCount".into(), json!(remaining));
@@ -283,33 +300,146 @@ pub(super) fn list(req: &Req<'_>) -> Result<Response, ApiError> {
     }
     meta.insert("resourceVersion".into(), json!(rv.to_string()));
     if let Some(include) = req.table() {
+        let items: Vec<Value> = items.iter().map(|o| Value::clone(o)).collect();
         let t = super::table::table(info, &items, Value::Object(meta), &include);
         return Ok(json_response(StatusCode::OK, &t));
     }
     if let Some(version) = req.metadata_only() {
-        let l = super::partial::list(version, &items, Value::Object(meta));
-        return Ok(json_response(StatusCode::OK, &l));
+        let l = super::partial::List {
+            version,
+            items: &items,
+            meta: &meta,
+        };
+        return Ok(super::serialized_response(StatusCode::OK, &l));
     }
-    let items: Vec<Value> = items
-        .into_iter()
-        .map(|o| {
-            let mut o = output(info, o);
-            if info.builtin {
-                if let Some(m) = o.as_object_mut() {
-                    m.remove("apiVersion");
-                    m.remove("kind");
-                }
-            }
-            o
+    if super::super::convert::is_events_v1(info) {
+        let items: Vec<Value> = items
+            .iter()
+            .map(|o| output(info, Value::clone(o)))
+            .collect();
+        let body = json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": items});
+        return Ok(json_response(StatusCode::OK, &body));
+    }
+    // Each item is written from the stored object as it is: a list of many
+    // pods copies none of them.
+    let items: Vec<Served<'_>> = items
+        .iter()
+        .map(|o| Served {
+            info,
+            object: o,
+            typed: !info.builtin,
         })
         .collect();
-    let body = json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": items});
-    Ok(json_response(StatusCode::OK, &body))
+    let body = ListBody {
+        kind: &info.list_kind,
+        api_version: info.api_version(),
+        metadata: &meta,
+        items: &items,
+    };
+    Ok(super::serialized_response(StatusCode::OK, &body))
+}
+
+/// A list response's body, as kube-apiserver writes it: kind, apiVersion,
+/// metadata, items.
+#[derive(serde::Serialize)]
+struct ListBody<'a> {
+    kind: &'a str,
+    #[serde(rename = "apiVersion")]
+    api_version: String,
+    metadata: &'a Map<String, Value>,
+    items: &'a [Served<'a>],
+}
+
+/// A stored object as [`output`] writes it (kind, apiVersion, metadata,
+/// then the rest in stored order), serialized from the stored value; a
+/// built-in kind's list items carry no kind and apiVersion (`typed` false),
+/// as kube-apiserver's do. Not for `events.k8s.io` (see [`output`]).
+pub(super) struct Served<'a> {
+    info: &'a ResourceInfo,
+    object: &'a Value,
+    typed: bool,
+}
+
+impl<'a> Served<'a> {
+    /// The object whole, kind and apiVersion first.
+    pub(super) fn whole(info: &'a ResourceInfo, object: &'a Value) -> Self {
+        Served {
+            info,
+            object,
+            typed: true,
+        }
+    }
+}
+
+impl serde::Serialize for Served<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let Some(m) = self.object.as_object() else {
+            return self.object.serialize(s);
+        };
+        let mut map = s.serialize_map(None)?;
+        if self.typed {
+            map.serialize_entry("kind", &self.info.kind)?;
+            map.serialize_entry("apiVersion", &self.info.api_version())?;
+        }
+        if let Some(meta) = m.get("metadata") {
+            map.serialize_entry("metadata", meta)?;
+        }
+        for (k, v) in m {
+            if k != "kind" && k != "apiVersion" && k != "metadata" {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_object_served_without_a_copy_is_written_as_output_writes_it() {
+        let pods = super::super::super::resources::builtins()
+            .into_iter()
+            .find(|i| i.plural == "pods" && i.group.is_empty())
+            .unwrap();
+        let pod = json!({"spec": {"x": 1}, "apiVersion": "v1", "metadata": {"name": "p"},
+                         "status": {"phase": "Running"}, "kind": "Pod"});
+        let written = |s: &Served<'_>| serde_json::to_string(s).unwrap();
+        assert_eq!(
+            written(&Served::whole(&pods, &pod)),
+            serde_json::to_string(&output(&pods, pod.clone())).unwrap(),
+            "the same keys in the same order"
+        );
+        let item = Served {
+            info: &pods,
+            object: &pod,
+            typed: false,
+        };
+        assert_eq!(
+            written(&item),
+            r#"{"metadata":{"name":"p"},"spec":{"x":1},"status":{"phase":"Running"}}"#,
+            "a built-in kind's list item has no kind and apiVersion"
+        );
+    }
+
+    #[test]
+    fn the_sort_key_order_is_compared_without_making_keys() {
+        let o = |ns: &str, name: &str| json!({"metadata": {"namespace": ns, "name": name}});
+        let objects = [
+            o("a", "b"),
+            o("a-x", "c"),
+            o("", "z"),
+            o("a", "a"),
+            o("b", ""),
+        ];
+        for x in &objects {
+            for y in &objects {
+                assert_eq!(by_sort_key(x, y), sort_key(x).cmp(&sort_key(y)), "{x} {y}");
+            }
+        }
+    }
 
     #[test]
     fn continue_token_round_trips() {

@@ -1,5 +1,6 @@
 //! `watch`: newline-delimited JSON events over a chunked response.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -55,9 +56,20 @@ fn line(protobuf: bool, kind: &str, object: &Value) -> Bytes {
         }
         tracing::warn!("a {kind} watch event has no protobuf form; sent as JSON");
     }
-    let mut s = json!({"type": kind, "object": object}).to_string();
-    s.push('\n');
-    Bytes::from(s)
+    json_line(kind, object)
+}
+
+/// One event as a JSON line, written from `object` as it is (no copy).
+fn json_line(kind: &str, object: &impl serde::Serialize) -> Bytes {
+    #[derive(serde::Serialize)]
+    struct Line<'a, T> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        object: &'a T,
+    }
+    let mut v = serde_json::to_vec(&Line { kind, object }).unwrap_or_default();
+    v.push(b'\n');
+    Bytes::from(v)
 }
 
 fn bookmark(
@@ -238,21 +250,24 @@ impl WatchJob {
         self.info.gr()
     }
 
-    fn event(&self, kind: &str, obj: Value) -> Bytes {
+    fn event(&self, kind: &str, obj: &Value) -> Bytes {
         match &self.table {
             Some(include) => {
                 let rv = obj["metadata"]["resourceVersion"].clone();
                 let t = super::table::table(
                     &self.info,
-                    &[obj],
+                    std::slice::from_ref(obj),
                     json!({"resourceVersion": rv}),
                     include,
                 );
                 line(false, kind, &t)
             }
             None => match self.metadata_only {
-                Some(version) => line(self.protobuf, kind, &super::partial::object(version, &obj)),
-                None => line(self.protobuf, kind, &output(&self.info, obj)),
+                Some(version) => line(self.protobuf, kind, &super::partial::object(version, obj)),
+                None if self.protobuf || super::super::convert::is_events_v1(&self.info) => {
+                    line(self.protobuf, kind, &output(&self.info, Value::clone(obj)))
+                }
+                None => json_line(kind, &super::read::Served::whole(&self.info, obj)),
             },
         }
     }
@@ -262,7 +277,7 @@ impl WatchJob {
     /// depend on the watcher's options, are made for each).
     fn stored_event(&self, kind: EventType, ev: &Event) -> Bytes {
         if self.table.is_some() {
-            return self.event(kind.as_str(), Value::clone(&ev.object));
+            return self.event(kind.as_str(), &ev.object);
         }
         let key = format!(
             "{}|{}|{}|{}|{}",
@@ -272,8 +287,7 @@ impl WatchJob {
             self.metadata_only.unwrap_or(""),
             if self.protobuf { "protobuf" } else { "json" }
         );
-        ev.lines
-            .get(&key, || self.event(kind.as_str(), Value::clone(&ev.object)))
+        ev.lines.get(&key, || self.event(kind.as_str(), &ev.object))
     }
 
     /// The stale view in force for this watch now, counted as a read it
@@ -287,7 +301,7 @@ impl WatchJob {
     }
 
     /// The current state, or the state a stale view shows.
-    fn state_now(&self, store: &Store) -> (Vec<Value>, u64) {
+    fn state_now(&self, store: &Store) -> (Vec<Arc<Value>>, u64) {
         let gr = self.gr();
         let ns = self.ns.as_deref();
         if let Some((id, view)) = self.stale(true) {
@@ -303,7 +317,7 @@ impl WatchJob {
 
     async fn initial(&self, store: &Store, tx: &mut Tx) -> Result<u64, ()> {
         let (items, rv) = self.state_now(store);
-        for o in items.into_iter().filter(|o| self.sel.matches(o)) {
+        for o in items.iter().filter(|o| self.sel.matches(o)) {
             tx.send(self.event("ADDED", o)).await.map_err(|_| ())?;
         }
         if self.initial_end_bookmark {

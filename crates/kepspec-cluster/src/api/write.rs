@@ -470,14 +470,22 @@ pub(super) async fn delete_collection(req: &Req<'_>, body: Bytes) -> Result<Resp
             Err(e) => return Err(e),
         }
     }
-    let meta = json!({"resourceVersion": rv.to_string()});
-    let body = match req.metadata_only() {
-        Some(version) => super::partial::list(version, &out, meta),
-        None => {
-            json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": out})
-        }
-    };
-    Ok(json_response(StatusCode::OK, &body))
+    let mut meta = serde_json::Map::new();
+    meta.insert("resourceVersion".into(), json!(rv.to_string()));
+    match req.metadata_only() {
+        Some(version) => Ok(super::serialized_response(
+            StatusCode::OK,
+            &super::partial::List {
+                version,
+                items: &out,
+                meta: &meta,
+            },
+        )),
+        None => Ok(json_response(
+            StatusCode::OK,
+            &json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": out}),
+        )),
+    }
 }
 
 /// The object a write returns, as the client asked for it: whole, or its

@@ -46,9 +46,10 @@ pub(super) fn resolve(obs: &Observed<'_>, set_name: &str) -> Result<Revisions, P
     let data = revision::revision_data(obs.set_raw).map_err(wrap)?;
     let next = revision::next_revision_number(&sorted);
 
+    let key = revision::data_key(&data);
     let equal: Vec<&ControllerRevision> = sorted
         .iter()
-        .filter(|r| revision::same_data(&r.data.0, &data))
+        .filter(|r| revision::data_key(&r.data.0) == key)
         .collect();
     let mut actions = Vec::new();
     let update_name = match (equal.last(), sorted.last()) {

@@ -191,3 +191,13 @@ fn revisions_written_before_v1_34_equal_todays_data() {
     let other = json!({"spec": {"template": {"$patch": "replace", "spec": {}}}});
     assert!(!same_data(&parse(V1_34_DATA), &other));
 }
+
+#[test]
+fn the_data_key_is_the_go_json_of_the_data_without_nulls() {
+    let v = serde_json::json!({"b": null, "a": {"x": null, "y": [null, {"z": null, "w": 1}]}});
+    assert_eq!(data_key(&v), go_json(&strip_nulls(&v)));
+    assert_eq!(
+        String::from_utf8(data_key(&v)).unwrap(),
+        r#"{"a":{"y":[null,{"w":1}]}}"#
+    );
+}
