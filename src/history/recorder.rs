@@ -458,8 +458,37 @@ async fn record_kind(
     }
 }
 
+/// The object as JSON, as `serde_json::to_value` writes it (apiVersion,
+/// kind, metadata, then the rest), with the rest moved rather than
+/// written anew: only the typed metadata is serialized.
 fn to_json(o: DynamicObject) -> serde_json::Value {
-    serde_json::to_value(o).unwrap_or(serde_json::Value::Null)
+    use serde_json::{Map, Value};
+    let DynamicObject {
+        types,
+        metadata,
+        data,
+    } = o;
+    let Value::Object(rest) = data else {
+        let o = DynamicObject {
+            types,
+            metadata,
+            data,
+        };
+        return serde_json::to_value(o).unwrap_or(Value::Null);
+    };
+    let mut map = Map::with_capacity(rest.len() + 3);
+    if let Some(t) = types {
+        map.insert("apiVersion".into(), Value::String(t.api_version));
+        map.insert("kind".into(), Value::String(t.kind));
+    }
+    map.insert(
+        "metadata".into(),
+        serde_json::to_value(metadata).unwrap_or(Value::Null),
+    );
+    for (k, v) in rest {
+        map.insert(k, v);
+    }
+    Value::Object(map)
 }
 
 #[cfg(test)]

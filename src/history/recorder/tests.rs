@@ -224,3 +224,22 @@ async fn catch_up_returns_once_every_kind_delivered_the_objects_as_they_are() {
     assert!(gap.contains("pod web-0"), "{gap}");
     rec.stop().await;
 }
+
+#[test]
+fn an_object_becomes_the_json_serde_would_write_for_it() {
+    let pod: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-0", "namespace": "ns", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Running"}
+    }))
+    .unwrap();
+    let written = serde_json::to_value(pod.clone()).unwrap();
+    let made = to_json(pod);
+    assert_eq!(made, written);
+    assert_eq!(
+        serde_json::to_string(&made).unwrap(),
+        serde_json::to_string(&written).unwrap(),
+        "the same keys in the same order"
+    );
+}
