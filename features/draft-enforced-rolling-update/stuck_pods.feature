@@ -52,9 +52,13 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
   replaced one at a time, as the algorithm does, whatever maxUnavailable the
   block holds; its partition is honoured as RollingUpdate's is, whose lower
   pods, "even if they are deleted, they will be recreated at the previous
-  version" (concepts page).
+  version" (concepts page). The walk passes over a pod this rollout will
+  replace (another revision, at or above the partition); any other pod holds
+  it as under RollingUpdate: "Before a scaling operation is applied to a
+  Pod, all of its predecessors must be Running and Ready" (concepts page).
 
   # cite: statefulset-concepts | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
+  # cite: statefulset-concepts | Deployment and Scaling Guarantees | "Before a scaling operation is applied to a Pod, all of its predecessors must be Running and Ready."
   # cite: kep-3541-draft | Summary | "a new update strategy that automatically replaces broken pods during rolling updates while maintaining sequential ordering for safety"
   # cite: kep-3541-draft | Proposed EnforcedRollingUpdate Algorithm | "regardless of current pod state"
   # cite: kep-3541-draft | Proposed EnforcedRollingUpdate Algorithm | "Still wait for new pod to be ready"
@@ -134,6 +138,20 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     And the event "ForcedReplacement" was recorded for "web" exactly 1 time
 
   # covers: D6
+  Scenario: a pod of the update revision that is not ready holds a scale-up under OrderedReady
+    # rejects: a controller whose EnforcedRollingUpdate passes over every pod in the OrderedReady walk, not only the ones this rollout will replace, and creates web-3 while web-1 is not ready
+    Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and readiness held by the readiness gate
+    When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    When pod "web-1" is made not ready
+    Then within 30 seconds pod "web-1" of "web" is not ready and the controller has seen it
+    When "web" is scaled to 4 replicas
+    Then within 10 seconds "web" has observed its latest generation
+    And for 3 seconds no pod of "web" is created or deleted
+    When pods web-1, web-3 are made ready in turn as they appear at the update revision
+    Then within 30 seconds all 4 pods of "web" run the update revision and are ready
+    And every pod of "web" was created only after its predecessors were running and ready
+
   Scenario: condemned pods are deleted without waiting for an unready predecessor
     Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and readiness held by the readiness gate
     When pods web-0, web-1, web-2 are made ready in turn as they appear at the update revision

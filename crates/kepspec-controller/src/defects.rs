@@ -104,6 +104,11 @@ pub enum Defect {
     /// KEP-3541 draft: forces through every ordinal, taking each new pod
     /// for Ready (no wait, no safety halt).
     EnforcedNoWait,
+    /// KEP-3541 draft: the OrderedReady walk of an EnforcedRollingUpdate
+    /// set passes over every pod, as under Parallel, not only the ones the
+    /// rollout will replace ("Before a scaling operation is applied to a
+    /// Pod, all of its predecessors must be Running and Ready").
+    EnforcedWalkPassesAll,
     /// KEP-3541 draft: emits ForcedReplacement for every replacement, the
     /// healthy ones too.
     ForcedEveryDeletion,
@@ -236,7 +241,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 67] = [
+    pub const ALL: [(&'static str, Defect); 68] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -277,6 +282,7 @@ impl Defect {
         ("enforced-as-rolling", Defect::EnforcedAsRolling),
         ("ignore-enforced-gate", Defect::IgnoreEnforcedGate),
         ("enforced-no-wait", Defect::EnforcedNoWait),
+        ("enforced-walk-passes-all", Defect::EnforcedWalkPassesAll),
         ("forced-every-deletion", Defect::ForcedEveryDeletion),
         (
             "current-counts-terminating",
@@ -371,6 +377,13 @@ impl FromStr for Defect {
             .map(|(_, d)| *d)
             .ok_or_else(|| format!("unknown defect {s:?}"))
     }
+}
+
+fn is_enforced_type(spec: &k8s_openapi::api::apps::v1::StatefulSetSpec) -> bool {
+    spec.update_strategy
+        .as_ref()
+        .and_then(|u| u.type_.as_deref())
+        == Some(super::plan::ENFORCED_TYPE)
 }
 
 fn is_enforced(set: &StatefulSet) -> bool {
@@ -602,6 +615,11 @@ pub fn distort_input(
                 enforced && pods::pod_revision(p) == update_revision && !pods::is_terminating(p)
             }) {
                 look_ready(Arc::make_mut(p));
+            }
+        }
+        Defect::EnforcedWalkPassesAll => {
+            if is_enforced_type(spec) {
+                spec.pod_management_policy = Some("Parallel".into());
             }
         }
         // Changes how the watches list (see `run::watcher_config`).
