@@ -68,7 +68,7 @@ impl Held {
 /// reports.
 fn update_revision(set: &Value) -> Option<String> {
     set.lookup("/spec/template")
-        .and_then(|_| super::waits::template_revision(set))
+        .and_then(|_| crate::history::views::template_revision(set))
         .or_else(|| {
             set.lookup("/status/updateRevision")
                 .and_then(Value::as_str)

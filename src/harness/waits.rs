@@ -75,8 +75,6 @@ fn revision_of_current_generation(entry: &Entry) -> Option<&str> {
     }
 }
 
-pub use crate::history::views::template_revision;
-
 /// Why a wait cannot judge a set yet: its status lags its spec, or reports
 /// an update revision that is not its template's.
 fn not_reported_in(set: &str, entry: &Entry) -> String {

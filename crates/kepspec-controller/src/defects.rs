@@ -387,11 +387,7 @@ fn is_enforced_type(spec: &k8s_openapi::api::apps::v1::StatefulSetSpec) -> bool 
 }
 
 fn is_enforced(set: &StatefulSet) -> bool {
-    set.spec
-        .update_strategy
-        .as_ref()
-        .and_then(|u| u.type_.as_deref())
-        == Some(super::plan::ENFORCED_TYPE)
+    is_enforced_type(&set.spec)
 }
 
 /// Removes action `i`, keeping the slow-start batches' ranges on the
@@ -606,11 +602,7 @@ pub fn distort_input(
         Defect::EnforcedAsRolling => gates.enforced_rolling_update_in_statefulset = false,
         Defect::IgnoreEnforcedGate => gates.enforced_rolling_update_in_statefulset = true,
         Defect::EnforcedNoWait => {
-            let enforced = spec
-                .update_strategy
-                .as_ref()
-                .and_then(|u| u.type_.as_deref())
-                == Some("EnforcedRollingUpdate");
+            let enforced = is_enforced_type(spec);
             for p in pods_seen.iter_mut().filter(|p| {
                 enforced && pods::pod_revision(p) == update_revision && !pods::is_terminating(p)
             }) {

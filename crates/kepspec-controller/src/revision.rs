@@ -256,16 +256,11 @@ pub fn sort_revisions(revisions: &mut [ControllerRevision]) {
     });
 }
 
-/// Whether two revisions hold the same data: their canonical encodings
-/// agree once `null` members are dropped, so a revision written before
-/// v1.34 (with `"creationTimestamp":null` in the template) still equals the
-/// same template today, as upstream's compatibility test requires.
-pub fn same_data(a: &Value, b: &Value) -> bool {
-    data_key(a) == data_key(b)
-}
-
-/// What [`same_data`] compares of one revision's data: make it once to
-/// compare one template with many revisions.
+/// The key by which two revisions hold the same data when equal: the
+/// canonical encoding with `null` members dropped, so a revision written
+/// before v1.34 (with `"creationTimestamp":null` in the template) still
+/// equals the same template today, as upstream's compatibility test
+/// requires. Make it once to compare one template with many revisions.
 pub fn data_key(data: &Value) -> Vec<u8> {
     go_json_without_nulls(data)
 }

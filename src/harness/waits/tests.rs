@@ -1,5 +1,6 @@
 use super::*;
 use crate::history::fixture::TimelineBuilder;
+use crate::history::views::template_revision;
 use crate::history::{Change, Entry, Kind};
 use serde_json::json;
 
