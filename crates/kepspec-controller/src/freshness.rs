@@ -57,6 +57,17 @@ impl Track {
     }
 }
 
+/// One watch against the newest write of the controller's it must have
+/// seen, for a log line: `seen 41 of 42`, or `caught up (42)`.
+pub(crate) fn lag(track: &Track, expected: u64) -> String {
+    let seen = track.seen.load(Ordering::SeqCst);
+    if seen >= expected {
+        format!("caught up ({seen})")
+    } else {
+        format!("seen {seen} of {expected}")
+    }
+}
+
 /// The newest resourceVersion each watch has delivered.
 #[derive(Debug, Default)]
 pub(crate) struct Seen {

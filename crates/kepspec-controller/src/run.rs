@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::events::{self, EventType, Regarding};
 use super::execute::{self, Freshness, Target};
-use super::freshness::{cache_state, CacheState, Observation, Seen};
+use super::freshness::{cache_state, lag, CacheState, Observation, Seen};
 use super::metrics::Metrics;
 use super::plan::{ControllerGates, Observed};
 use super::vendor;
@@ -408,6 +408,16 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Again, SyncE
             // A watch that lags (or can never deliver what was expected):
             // decide on a consistent read, never on the stale cache.
             ctx.opts.metrics.consistent_read();
+            if let Some((f, _)) = expected {
+                tracing::info!(
+                    set = %key,
+                    set_rv = ?set_rv,
+                    sets = %lag(&ctx.seen.sets, f.sets),
+                    pods = %lag(&ctx.seen.pods, f.pods),
+                    revisions = %lag(&ctx.seen.revisions, f.revisions),
+                    "a cache stayed behind this controller's last write: reading consistently"
+                );
+            }
             match View::consistent(&ctx.client, &ctx.opts.resource, &set).await {
                 Ok(Some((set, view))) => sync_fresh(&set, view, &ctx, &key).await,
                 Ok(None) => return Ok(None),
