@@ -170,6 +170,7 @@ mod tests {
                 tags: vec![],
                 status: Status::Passed,
                 steps: vec![],
+                started: None,
                 duration: Duration::ZERO,
                 timeline: None,
                 violation: None,

@@ -74,6 +74,10 @@ pub struct ScenarioResult {
     pub status: Status,
     /// Steps in order.
     pub steps: Vec<Step>,
+    /// When the scenario started (its setup done, the run's throttle
+    /// passed): with `duration`, when it ran within the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<jiff::Timestamp>,
     /// Wall time.
     pub duration: Duration,
     /// The recorded history, if any.
@@ -106,6 +110,7 @@ impl ScenarioResult {
             tags,
             status,
             steps: Vec::new(),
+            started: None,
             duration: Duration::ZERO,
             timeline: None,
             violation: None,

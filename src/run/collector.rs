@@ -189,6 +189,7 @@ impl Collector {
             // A scenario's time counts from the end of its setup: the Before
             // hook also waits for the run's throttle to let it start.
             ScenarioEv::Hook(event::HookType::Before, event::Hook::Passed) => {
+                entry.started = Some(jiff::Timestamp::now());
                 c.started.insert(k.clone(), Instant::now());
             }
             ScenarioEv::Hook(kind, event::Hook::Failed(_, info)) => {

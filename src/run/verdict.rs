@@ -132,6 +132,7 @@ mod tests {
             tags: tags.iter().map(|t| t.to_string()).collect(),
             status,
             steps: Vec::new(),
+            started: None,
             duration: Duration::ZERO,
             timeline: None,
             violation: None,
