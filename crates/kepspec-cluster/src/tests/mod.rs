@@ -7,6 +7,7 @@ mod client;
 mod deletion;
 mod ephemeral;
 mod fuzz;
+mod in_process;
 mod kinds;
 mod kubectl;
 mod patches;
