@@ -347,8 +347,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// Scenarios run at once: a count, or `auto` (the default on the
-    /// embedded cluster: 16, and up to 48 while the machine's cores are less
-    /// than 70 % busy); 8 on any other cluster.
+    /// embedded cluster: 16, and up to 64 while the machine's cores are less
+    /// than 85 % busy); 8 on any other cluster.
     #[arg(long, value_name = "N|auto")]
     pub concurrency: Option<Concurrency>,
     /// Run the selection this many times (flake hunting); the rounds run

@@ -133,6 +133,31 @@ pub fn load<W: ScenarioWorld>(
     }
 }
 
+/// Puts the `@slow` scenarios first: the features holding one, and within
+/// each feature (and each rule) the slow scenarios before the others; a
+/// stable sort keeps everything else in its order. Cucumber starts the
+/// scenarios in this order, so the longest ones are among the first the
+/// run admits and the run does not end waiting on one begun late.
+fn slow_first(features: &mut [gherkin::Feature]) {
+    let slow = |tags: &[String]| tags.iter().any(|t| t == SLOW_TAG);
+    for f in features.iter_mut() {
+        let feature_slow = slow(&f.tags);
+        f.scenarios
+            .sort_by_key(|sc| !(feature_slow || slow(&sc.tags)));
+        for r in &mut f.rules {
+            let rule_slow = feature_slow || slow(&r.tags);
+            r.scenarios.sort_by_key(|sc| !(rule_slow || slow(&sc.tags)));
+        }
+        f.rules.sort_by_key(|r| {
+            !(feature_slow || slow(&r.tags) || r.scenarios.iter().any(|sc| slow(&sc.tags)))
+        });
+    }
+    features.sort_by_key(|f| {
+        !super::roster::scenarios_of(f)
+            .any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
+    });
+}
+
 /// Every tag of a scenario, inherited ones included, without `@`.
 fn tags_of<'a>(
     feature: &'a gherkin::Feature,
@@ -253,12 +278,7 @@ pub async fn run_once<W: ScenarioWorld>(
             all.push(f);
         }
     }
-    // Features with a slow scenario first (a stable sort keeps the rest in
-    // their order).
-    all.sort_by_key(|f| {
-        !super::roster::scenarios_of(f)
-            .any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
-    });
+    slow_first(&mut all);
     let total: usize = all
         .iter()
         .map(|f| super::roster::scenarios_of(f).count())
@@ -290,11 +310,12 @@ pub async fn run_once<W: ScenarioWorld>(
         .before(move |feature, rule, scenario, world: &mut W| {
             let shared = before_env.clone();
             let isolated = tags_of(feature, rule, scenario).any(|t| t == ISOLATED_TAG);
+            let slow = tags_of(feature, rule, scenario).any(|t| t == SLOW_TAG);
             let throttle = before_throttle.clone();
             let cancel = before_cancel.clone();
             async move {
                 // Counted as running until its After hook ends.
-                throttle.admit(&cancel).await;
+                throttle.admit(&cancel, slow).await;
                 match start_scenario(shared, isolated, &scenario.name).await {
                     Ok(sc) => *world.slot() = Some(sc),
                     Err(err) => tracing::error!("scenario setup failed: {err:#}"),
@@ -487,7 +508,44 @@ pub fn has_input_error(run: &model::Run) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::artifacts_folder;
+    use super::{artifacts_folder, gherkin, slow_first};
+
+    fn feature(text: &str) -> gherkin::Feature {
+        gherkin::Feature::parse(text, gherkin::GherkinEnv::default()).unwrap()
+    }
+
+    fn order(features: &[gherkin::Feature]) -> Vec<String> {
+        features
+            .iter()
+            .flat_map(|f| super::super::roster::scenarios_of(f).map(move |(_, sc)| sc.name.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn slow_scenarios_start_first_and_the_rest_keep_their_order() {
+        let quick = feature("Feature: quick\n  Scenario: q1\n  Scenario: q2\n");
+        let mixed =
+            feature("Feature: mixed\n  Scenario: m1\n  @slow\n  Scenario: m2\n  Scenario: m3\n");
+        let ruled = feature(concat!(
+            "Feature: ruled\n",
+            "  Rule: a\n",
+            "    Scenario: a1\n",
+            "      Given a step\n",
+            "  Rule: b\n",
+            "    Scenario: b1\n",
+            "      Given a step\n",
+            "    @slow\n",
+            "    Scenario: b2\n",
+            "      Given a step\n",
+        ));
+        let mut all = vec![quick, mixed, ruled];
+        slow_first(&mut all);
+        assert_eq!(
+            order(&all),
+            ["m2", "m1", "m3", "b2", "b1", "a1", "q1", "q2"],
+            "the slow one of each feature and rule first, the rest as written"
+        );
+    }
 
     #[test]
     fn artifact_folders_differ_by_line_and_round() {
