@@ -152,10 +152,18 @@ fn slow_first(features: &mut [gherkin::Feature]) {
             !(feature_slow || slow(&r.tags) || r.scenarios.iter().any(|sc| slow(&sc.tags)))
         });
     }
-    features.sort_by_key(|f| {
-        !super::roster::scenarios_of(f)
-            .any(|(rule, sc)| tags_of(f, rule, sc).any(|t| t == SLOW_TAG))
-    });
+    features
+        .sort_by_key(|f| !super::roster::scenarios_of(f).any(|(rule, sc)| is_slow(f, rule, sc)));
+}
+
+/// Whether a scenario is tagged `@slow`, itself or through its feature or
+/// rule.
+fn is_slow(
+    feature: &gherkin::Feature,
+    rule: Option<&gherkin::Rule>,
+    sc: &gherkin::Scenario,
+) -> bool {
+    tags_of(feature, rule, sc).any(|t| t == SLOW_TAG)
 }
 
 /// Every tag of a scenario, inherited ones included, without `@`.
@@ -310,7 +318,7 @@ pub async fn run_once<W: ScenarioWorld>(
         .before(move |feature, rule, scenario, world: &mut W| {
             let shared = before_env.clone();
             let isolated = tags_of(feature, rule, scenario).any(|t| t == ISOLATED_TAG);
-            let slow = tags_of(feature, rule, scenario).any(|t| t == SLOW_TAG);
+            let slow = is_slow(feature, rule, scenario);
             let throttle = before_throttle.clone();
             let cancel = before_cancel.clone();
             async move {

@@ -61,7 +61,7 @@ impl Track {
 /// seen, for a log line: `seen 41 of 42`, or `caught up (42)`.
 pub(crate) fn lag(track: &Track, expected: u64) -> String {
     let seen = track.seen.load(Ordering::SeqCst);
-    if seen >= expected {
+    if track.caught_up(expected) {
         format!("caught up ({seen})")
     } else {
         format!("seen {seen} of {expected}")
