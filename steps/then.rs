@@ -345,12 +345,62 @@ async fn claim_kept_for(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Resu
     waits::claim_kept_for(w.sc()?, &claim, secs(n)).await
 }
 
+/// The revision remembered under `label`; an input error when none was.
+fn remembered(sc: &Scenario, label: &str) -> anyhow::Result<String> {
+    sc.remembered.get(label).cloned().ok_or_else(|| {
+        super::world::input_error(format!("no revision was remembered as {label:?}"))
+    })
+}
+
+#[then(
+    expr = "within {int} seconds pod {string} of {string} runs the revision remembered as {string} and is ready"
+)]
+async fn pod_ready_at_remembered(
+    w: &mut KepWorld,
+    n: u64,
+    pod: String,
+    set: String,
+    label: String,
+) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let revision = remembered(sc, &label)?;
+    waits::pod_ready_at(sc, &set, &pod, waits::Which::Remembered(revision), secs(n)).await
+}
+
+#[then(
+    expr = "at no moment did {string} report another current revision than the one remembered as {string}"
+)]
+async fn current_kept(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let revision = remembered(sc, &label)?;
+    checks::current_revision_kept(sc, &set, &revision).await
+}
+
+#[then(expr = "at no moment did a pod of {string} run the revision remembered as {string}")]
+async fn revision_never_run(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let revision = remembered(sc, &label)?;
+    checks::revision_never_run(sc, &set, &revision).await
+}
+
+#[then(
+    expr = "within {int} seconds the only ControllerRevisions of {string} are the ones its status or its pods name"
+)]
+async fn history_only_live(w: &mut KepWorld, n: u64, set: String) -> anyhow::Result<()> {
+    waits::history_only_live(w.sc()?, &set, secs(n)).await
+}
+
+#[then(
+    expr = "at no moment was a ControllerRevision of {string} deleted while its status or one of its pods named it"
+)]
+async fn live_revisions_kept(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::live_revisions_kept(w.sc()?, &set).await
+}
+
 #[then(expr = "the update revision of {string} is the one remembered as {string}")]
 async fn is_remembered(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
     let sc = w.sc()?;
-    let want = sc.remembered.get(&label).cloned().ok_or_else(|| {
-        super::world::input_error(format!("no revision was remembered as {label:?}"))
-    })?;
+    let want = remembered(sc, &label)?;
     let t = sc.timeline().await?;
     match waits::update_revision(&t, &set) {
         Some(have) if have == want => Ok(()),

@@ -264,6 +264,35 @@ async fn delete_set(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     Ok(w.sc()?.delete_set(&set).await?)
 }
 
+#[when(
+    expr = "a revision of {string} with another template takes the name that setting {string} to {string} would give, remembered as {string}"
+)]
+async fn take_revision_name(
+    w: &mut KepWorld,
+    set: String,
+    var: String,
+    value: String,
+    label: String,
+) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let taken = sc.take_revision_name(&set, &var, &value).await?;
+    sc.remembered.insert(label, taken);
+    Ok(())
+}
+
+#[when(expr = "the current revision of {string} is remembered as {string}")]
+async fn remember_current(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let t = sc.timeline().await?;
+    let rev = crate::harness::waits::current_revision(&t, &set)
+        .ok_or_else(|| {
+            anyhow::anyhow!("{set} does not report the current revision of its current generation")
+        })?
+        .to_string();
+    sc.remembered.insert(label, rev);
+    Ok(())
+}
+
 #[when(expr = "the update revision of {string} is remembered as {string}")]
 async fn remember(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
     let sc = w.sc()?;

@@ -849,6 +849,112 @@ pub async fn no_revision_created(sc: &mut Scenario, set: &str) -> anyhow::Result
     keep(sc, result)
 }
 
+/// From the baseline on, the set never reported another current revision
+/// than `revision` (a partition keeps the pods below it at the revision
+/// they had, however many template changes follow).
+pub async fn current_revision_kept(
+    sc: &mut Scenario,
+    set: &str,
+    revision: &str,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result = crate::history::checks::no_entry(
+        &t,
+        &clauses::partition_keeps_lower_ordinals(),
+        from,
+        |e| {
+            if e.kind != Kind::StatefulSet || e.name != set {
+                return None;
+            }
+            let reported = e
+                .object
+                .lookup("/status/currentRevision")
+                .and_then(Value::as_str)?;
+            (reported != revision).then(|| {
+                Breach::new(
+                    format!("{set} reported current revision {reported}, expected {revision}"),
+                    vec![],
+                )
+            })
+        },
+    );
+    keep(sc, result)
+}
+
+/// From the baseline on, no pod of the set carried `revision` (a
+/// ControllerRevision whose data is not the set's template).
+pub async fn revision_never_run(
+    sc: &mut Scenario,
+    set: &str,
+    revision: &str,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let prefix = format!("{set}-");
+    let result =
+        crate::history::checks::no_entry(&t, &clauses::revision_name_collision(), from, |e| {
+            (e.kind == Kind::Pod
+                && e.name.starts_with(&prefix)
+                && e.pod_facts().revision == Some(revision))
+            .then(|| {
+                Breach::new(
+                    format!(
+                        "pod {} carries revision {revision}, whose data is another template",
+                        e.name
+                    ),
+                    vec![e.name.clone()],
+                )
+            })
+        });
+    keep(sc, result)
+}
+
+/// From the baseline on, no ControllerRevision of the set was deleted while
+/// its status named it (current or update revision) or a pod of the set
+/// that was not terminating ran it.
+pub async fn live_revisions_kept(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    let result =
+        crate::history::checks::never(&t, &clauses::revision_history_limit(), from, |s, e| {
+            if e.kind != Kind::ControllerRevision
+                || e.change != Change::Deleted
+                || !super::waits::controlled_by(&e.object, set)
+            {
+                return None;
+            }
+            let name = e.name.as_str();
+            let named_by_status = s.sets.get(set).is_some_and(|entry| {
+                ["/status/currentRevision", "/status/updateRevision"]
+                    .iter()
+                    .any(|f| entry.object.lookup(f).and_then(Value::as_str) == Some(name))
+            });
+            let runners: Vec<String> = s
+                .pods
+                .iter()
+                .filter(|(_, p)| {
+                    p.parent == Some(set) && p.revision == Some(name) && !p.terminating
+                })
+                .map(|(pod, _)| pod.to_string())
+                .collect();
+            if named_by_status || !runners.is_empty() {
+                let by = if runners.is_empty() {
+                    format!("{set}'s status names it")
+                } else {
+                    format!("{} still run it", runners.join(", "))
+                };
+                Some(Breach::new(
+                    format!("ControllerRevision {name} was deleted while {by}"),
+                    runners,
+                ))
+            } else {
+                None
+            }
+        });
+    keep(sc, result)
+}
+
 /// A pacing rule of `crate::history::pacing`, judged over the rollout to
 /// the set's current update revision.
 type PacingRule =

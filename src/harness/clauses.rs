@@ -199,6 +199,23 @@ pub fn no_rollout_without_template_change() -> Clause {
     )
 }
 
+/// Upstream's `truncateHistory`: only revisions nothing names are deleted.
+pub fn revision_history_limit() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Revisions",
+        "History: revisions not named by current, update or any pod are deleted, oldest first, down to revisionHistoryLimit (default 10).",
+    )
+}
+
+/// Upstream's `CreateControllerRevision`: a taken name with other data
+/// raises `collisionCount`.
+pub fn revision_name_collision() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Revisions",
+        "Name collision with different data: increment status.collisionCount, rehash.",
+    )
+}
+
 /// OnDelete: the controller does not replace pods by itself.
 pub fn on_delete_no_update() -> Clause {
     Clause::new(

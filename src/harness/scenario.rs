@@ -437,6 +437,110 @@ impl Scenario {
             .await
     }
 
+    /// Creates a ControllerRevision of the set that holds the name the set's
+    /// next revision would get once `var` is set to `value` (upstream's hash
+    /// of the template the apiserver would store, asked for with a dry run,
+    /// and of the set's `status.collisionCount`), with other data: a
+    /// template that differs by one annotation. Returns the name taken.
+    pub async fn take_revision_name(
+        &mut self,
+        name: &str,
+        var: &str,
+        value: &str,
+    ) -> Result<String, RequestError> {
+        use crate::controller::revision;
+        use k8s_openapi::api::apps::v1::ControllerRevision;
+        let what = format!("take the name of {name}'s revision for {var}={value}");
+        let fail = |message: String| RequestError {
+            what: what.clone(),
+            message,
+            code: None,
+        };
+        let api = self.sets_api();
+        let current = api
+            .get(name)
+            .await
+            .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+        let patch = self
+            .env
+            .profile
+            .to_target(json!({ "spec": { "template": { "spec": {
+            "containers": [ { "name": "app", "env": [ { "name": var, "value": value } ] } ]
+        } } } }));
+        let changed = if self.env.profile.is_apps_v1() {
+            let dry_run = PatchParams {
+                dry_run: true,
+                ..PatchParams::default()
+            };
+            let served = api
+                .patch(name, &dry_run, &Patch::Strategic(&patch))
+                .await
+                .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+            serde_json::to_value(&served).map_err(|e| fail(e.to_string()))?
+        } else {
+            let doc = serde_json::to_value(&current).map_err(|e| fail(e.to_string()))?;
+            crate::sim::apply_strategic_merge_patch(&doc, &patch).map_err(fail)?
+        };
+        let collisions = changed
+            .lookup("/status/collisionCount")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok())
+            .unwrap_or(0);
+        let data = revision::revision_data(&changed).map_err(|e| fail(e.to_string()))?;
+        let taken = revision::revision_name(name, &revision::hash_revision(&data, collisions));
+        let mut other = data;
+        if let Some(template) = other
+            .pointer_mut("/spec/template")
+            .and_then(Value::as_object_mut)
+        {
+            let meta = template
+                .entry("metadata")
+                .or_insert_with(|| json!({}))
+                .as_object_mut();
+            if let Some(meta) = meta {
+                let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+                annotations["kepspec.io/other-template"] = json!("true");
+            }
+        }
+        let labels = current
+            .data
+            .lookup("/spec/selector/matchLabels")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let owner = json!({
+            "apiVersion": self.resource.api_version,
+            "kind": self.resource.kind,
+            "name": name,
+            "uid": current.metadata.uid,
+            "controller": true,
+            "blockOwnerDeletion": true,
+        });
+        let manifest = json!({
+            "apiVersion": "apps/v1",
+            "kind": "ControllerRevision",
+            "metadata": {
+                "name": taken,
+                "namespace": self.namespace,
+                "labels": labels,
+                "ownerReferences": [owner],
+            },
+            "data": other,
+            // Below every revision the set made, so it is never the newest.
+            "revision": 0,
+        });
+        let revision: ControllerRevision =
+            serde_json::from_value(manifest).map_err(|e| fail(e.to_string()))?;
+        self.note_change().await;
+        let revisions: Api<ControllerRevision> =
+            Api::namespaced(self.client.clone(), &self.namespace);
+        let created = revisions
+            .create(&PostParams::default(), &revision)
+            .await
+            .map_err(|e| RequestError::from_kube(what.clone(), e))?;
+        self.wrote(Kind::ControllerRevision, created.meta());
+        Ok(taken)
+    }
+
     /// Sets the CPU request of the set's container (a template change).
     pub async fn set_cpu_request(&mut self, name: &str, cpu: &str) -> Result<(), RequestError> {
         let patch = json!({ "spec": { "template": { "spec": { "containers": [

@@ -49,6 +49,17 @@ pub fn update_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
     revision_of_current_generation(latest_set_entry(t, set)?)
 }
 
+/// The current revision the controller reports for the set's current
+/// generation (None while the status is behind the spec).
+pub fn current_revision<'t>(t: &'t Timeline, set: &str) -> Option<&'t str> {
+    let entry = latest_set_entry(t, set)?;
+    revision_of_current_generation(entry)?;
+    entry
+        .object
+        .lookup("/status/currentRevision")
+        .and_then(Value::as_str)
+}
+
 fn revision_of_current_generation(entry: &Entry) -> Option<&str> {
     let obj = &*entry.object;
     let generation = obj
@@ -677,12 +688,15 @@ pub async fn pod_at_update_revision(
 }
 
 /// Which of the set's revisions a pod is expected at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Which {
     /// status.updateRevision
     Update,
     /// status.currentRevision
     Current,
+    /// A revision the scenario remembered (by its ControllerRevision name),
+    /// whatever the status reports now.
+    Remembered(String),
 }
 
 /// Waits until a pod is running and ready (and not terminating) at the
@@ -700,15 +714,16 @@ pub async fn pod_ready_at(
     // keeps; one at the update revision, the rollout's.
     let clause = match which {
         Which::Update => clauses::rollout_completes(),
-        Which::Current => clauses::partition_keeps_lower_ordinals(),
+        Which::Current | Which::Remembered(_) => clauses::partition_keeps_lower_ordinals(),
     };
     wait(sc, timeout, clause, move |t| {
         let from = baseline.resolve(t);
-        let revision = match which {
+        let revision = match &which {
             Which::Update => update_revision(t, &set),
             Which::Current => latest_set(t, &set)
                 .and_then(|o| o.lookup("/status/currentRevision"))
                 .and_then(Value::as_str),
+            Which::Remembered(name) => Some(name.as_str()),
         };
         let Some(revision) = revision else {
             return Some(format!(
@@ -815,6 +830,57 @@ pub async fn current_is_update(
         })
     })
     .await
+}
+
+/// Waits until every ControllerRevision the set owns is one its status
+/// names (current or update revision) or one of its pods runs: what
+/// upstream's `truncateHistory` keeps under `revisionHistoryLimit: 0`.
+pub async fn history_only_live(
+    sc: &mut Scenario,
+    set: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let set = set.to_string();
+    wait(sc, timeout, clauses::revision_history_limit(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let Some(entry) = state.sets.get(set.as_str()) else {
+            return Some(format!("{set} has not been observed"));
+        };
+        let named = |field: &str| entry.object.lookup(field).and_then(Value::as_str);
+        let status = [named("/status/currentRevision"), named("/status/updateRevision")];
+        let unused: Vec<&str> = state
+            .revisions
+            .iter()
+            .filter(|(_, e)| controlled_by(&e.object, &set))
+            .map(|(name, _)| *name)
+            .filter(|name| {
+                !status.contains(&Some(name))
+                    && !state
+                        .pods
+                        .values()
+                        .any(|p| p.parent == Some(set.as_str()) && p.revision == Some(name))
+            })
+            .collect();
+        (!unused.is_empty()).then(|| {
+            format!(
+                "ControllerRevision {} of {set} is kept though neither its status nor a pod names it",
+                unused.join(", ")
+            )
+        })
+    })
+    .await
+}
+
+/// True when `obj`'s controller reference names the set `set`.
+pub(crate) fn controlled_by(obj: &Value, set: &str) -> bool {
+    obj.lookup("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|owners| {
+            owners.iter().any(|o| {
+                o.get("controller").and_then(Value::as_bool) == Some(true)
+                    && o.get("name").and_then(Value::as_str) == Some(set)
+            })
+        })
 }
 
 /// Waits until a pod's Ready condition has the given value (the kubelet has

@@ -212,6 +212,22 @@ pub enum Defect {
     /// Claims: never creates the missing claim of a pod that exists (a
     /// Pending pod whose claim was deleted waits for it forever).
     NoMissingClaims,
+    /// Revisions: takes the revision before the newest one for the current
+    /// revision while a rollout is under way, so after a second template
+    /// change the abandoned revision in between becomes current and pods
+    /// below the partition come back at its template.
+    CurrentIsPrevious,
+    /// Revisions (upstream's `truncateHistory`): applies
+    /// `revisionHistoryLimit` to every revision but the update revision,
+    /// deleting ones the status or the pods still name.
+    HistoryLimitCountsLive,
+    /// Revisions (upstream's `CreateControllerRevision`): steps past a
+    /// revision name taken by other data but writes the collisionCount it
+    /// read, not the raised one, to its status.
+    CollisionCountUnwritten,
+    /// Revisions (upstream's `truncateHistory`): never deletes a revision,
+    /// whatever `revisionHistoryLimit` says.
+    HistoryNeverTruncated,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -241,7 +257,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 68] = [
+    pub const ALL: [(&'static str, Defect); 72] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -324,6 +340,10 @@ impl Defect {
         ("empty-storage-class", Defect::EmptyStorageClass),
         ("no-adoption", Defect::NoAdoption),
         ("no-missing-claims", Defect::NoMissingClaims),
+        ("current-is-previous", Defect::CurrentIsPrevious),
+        ("history-limit-counts-live", Defect::HistoryLimitCountsLive),
+        ("collision-count-unwritten", Defect::CollisionCountUnwritten),
+        ("history-never-truncated", Defect::HistoryNeverTruncated),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -647,6 +667,10 @@ pub fn distort_input(
         | Defect::EmptyStorageClass
         | Defect::NoAdoption
         | Defect::NoMissingClaims
+        | Defect::CurrentIsPrevious
+        | Defect::HistoryLimitCountsLive
+        | Defect::CollisionCountUnwritten
+        | Defect::HistoryNeverTruncated
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
@@ -657,6 +681,57 @@ pub fn distort_input(
         | Defect::KruiseIgnorePriority
         | Defect::KruiseIgnorePreDelete
         | Defect::KruiseIgnoreStartOrdinal => {}
+    }
+}
+
+/// Distorts what the controller sees of the set's history, and what it does
+/// with it: `revisions` are the set's ControllerRevisions as observed.
+pub fn distort_revisions(
+    defect: Defect,
+    set: &mut StatefulSet,
+    revisions: &[k8s_openapi::api::apps::v1::ControllerRevision],
+) {
+    if defect != Defect::CurrentIsPrevious {
+        return;
+    }
+    let Some(status) = set.status.as_mut() else {
+        return;
+    };
+    if status.current_revision == status.update_revision {
+        return;
+    }
+    let mut sorted = revisions.to_vec();
+    super::revision::sort_revisions(&mut sorted);
+    if let Some(previous) = sorted.iter().rev().nth(1) {
+        status.current_revision = previous.metadata.name.clone();
+    }
+}
+
+/// Adds what a defect deletes of the history to the plan.
+pub fn distort_history(
+    defect: Defect,
+    plan: &mut Plan,
+    set: &StatefulSet,
+    revisions: &[k8s_openapi::api::apps::v1::ControllerRevision],
+) {
+    if defect != Defect::HistoryLimitCountsLive {
+        return;
+    }
+    let update = plan.status.update_revision.clone().unwrap_or_default();
+    let mut sorted = revisions.to_vec();
+    super::revision::sort_revisions(&mut sorted);
+    let names: Vec<String> = sorted
+        .iter()
+        .filter_map(|r| r.metadata.name.clone())
+        .filter(|name| *name != update)
+        .collect();
+    let limit = usize::try_from(set.spec.revision_history_limit.unwrap_or(10).max(0)).unwrap_or(0);
+    let excess = names.len().saturating_sub(limit);
+    for name in names.into_iter().take(excess) {
+        let action = Action::DeleteRevision { name };
+        if !plan.actions.contains(&action) {
+            plan.actions.push(action);
+        }
     }
 }
 
@@ -780,6 +855,13 @@ mod once_ready {
 pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set: &StatefulSet) {
     let observed: Option<&StatefulSetStatus> = set.status.as_ref();
     match defect {
+        Defect::CollisionCountUnwritten => {
+            plan.status.collision_count = observed.and_then(|s| s.collision_count);
+        }
+        Defect::HistoryNeverTruncated => {
+            plan.actions
+                .retain(|a| !matches!(a, Action::DeleteRevision { .. }));
+        }
         Defect::RecreateStartedOncePerSet => {
             let emits = plan
                 .actions

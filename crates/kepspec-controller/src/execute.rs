@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::events::{self, EventType, Regarding};
 use super::plan::{Action, Plan};
+use super::revision;
 
 /// Where the actions of one set's plan go.
 pub(crate) struct Target<'a> {
@@ -280,8 +281,31 @@ async fn perform_one(
                         outcome.freshness.revisions.max(rv(&created.metadata));
                     Ok(())
                 }
-                // Created by an earlier sync whose result we have not seen yet.
-                Err(e) if is_already_exists(&e) => Ok(()),
+                // Created by an earlier sync whose result we have not seen
+                // yet, if it holds the same data. A name taken by other data
+                // (a hash collision) fails this sync: the next one, with the
+                // taken name in its cache, steps past it and raises
+                // collisionCount (upstream's CreateControllerRevision does
+                // both in one loop).
+                Err(e) if is_already_exists(&e) => match api.get(&name_of(rev)).await {
+                    Ok(existing)
+                        if revision::data_key(&existing.data.0)
+                            == revision::data_key(&rev.data.0) =>
+                    {
+                        Ok(())
+                    }
+                    Ok(_) => Err(ActionError {
+                        action: format!(
+                            "create ControllerRevision {} (the name is taken by other data)",
+                            name_of(rev)
+                        ),
+                        source: e,
+                    }),
+                    Err(source) => Err(ActionError {
+                        action: format!("read ControllerRevision {}", name_of(rev)),
+                        source,
+                    }),
+                },
                 Err(source) => Err(ActionError {
                     action: format!("create ControllerRevision {}", name_of(rev)),
                     source,

@@ -501,6 +501,10 @@ async fn sync_fresh(
     for r in revisions.iter_mut() {
         vendor::retarget(&mut r.metadata, &uid, kind, vendor::APPS_V1);
     }
+    #[cfg(kepspec_defects)]
+    if let Some(d) = defect {
+        super::defects::distort_revisions(d, &mut typed, &revisions);
+    }
     let observed = Observed {
         set_raw: &raw,
         set: &typed,
@@ -587,6 +591,7 @@ async fn sync_fresh(
     if let Some(d) = defect {
         let planned = plan.actions.clone();
         super::defects::distort_plan(d, &mut plan, &pods, &typed);
+        super::defects::distort_history(d, &mut plan, &typed, &revisions);
         if plan.actions != planned {
             // The batches index the planned actions: a distorted plan runs
             // its actions one by one.
