@@ -228,6 +228,9 @@ pub enum Defect {
     /// Revisions (upstream's `truncateHistory`): never deletes a revision,
     /// whatever `revisionHistoryLimit` says.
     HistoryNeverTruncated,
+    /// KEP-5647 / stale caches: decides on its caches whatever they hold,
+    /// without waiting for them to see its own last writes.
+    IgnoreOwnWrites,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -257,7 +260,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 72] = [
+    pub const ALL: [(&'static str, Defect); 73] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -344,6 +347,7 @@ impl Defect {
         ("history-limit-counts-live", Defect::HistoryLimitCountsLive),
         ("collision-count-unwritten", Defect::CollisionCountUnwritten),
         ("history-never-truncated", Defect::HistoryNeverTruncated),
+        ("ignore-own-writes", Defect::IgnoreOwnWrites),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -671,6 +675,7 @@ pub fn distort_input(
         | Defect::HistoryLimitCountsLive
         | Defect::CollisionCountUnwritten
         | Defect::HistoryNeverTruncated
+        | Defect::IgnoreOwnWrites
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
