@@ -394,7 +394,7 @@ fn collect_until_settled(store: &Store) -> Option<Known> {
 /// spell is acted on at once; a burst of them (a 1,000-pod rollout) is
 /// taken in rounds at most this often, as the watch delay of upstream's
 /// collector would group them, instead of a scan of every object per change.
-const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(25);
+const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Runs the collector until cancelled: a full pass at start, then one
 /// whenever a committed change [`matters`] given what the last pass found

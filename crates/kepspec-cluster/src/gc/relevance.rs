@@ -61,8 +61,10 @@ impl Known {
 /// last pass found (`None`: nothing known yet, every change counts as
 /// before).
 ///
-/// - Namespaces, ServiceAccounts, CustomResourceDefinitions (what is
-///   served), claims and volumes always count.
+/// - CustomResourceDefinitions (what is served), claims and volumes always
+///   count, and so does the removal of a ServiceAccount; a namespace counts
+///   when its deletion starts or ends or its finalizers change (before any
+///   pass, always).
 /// - A deletion counts when the object was a live owner, names an owner
 ///   waiting for its dependents, lived in a namespace being deleted, or was
 ///   a pod while a claim waits for its protection finalizer.
@@ -75,14 +77,26 @@ impl Known {
 ///
 /// Everything else, status and spec changes most of all, cannot.
 pub(crate) fn matters(ev: &Event, known: Option<&Known>) -> bool {
-    let always = matches!(
-        (ev.key.gr.group.as_str(), ev.key.gr.resource.as_str()),
-        ("", "namespaces")
-            | ("", "serviceaccounts")
-            | ("", "persistentvolumeclaims")
-            | ("", "persistentvolumes")
-            | ("apiextensions.k8s.io", _)
-    );
+    let core = ev.key.gr.group.is_empty();
+    if core && ev.key.gr.resource == "namespaces" && known.is_some() {
+        return namespace_matters(ev);
+    }
+    // Once something is known, a ServiceAccount counts by its removal (the
+    // default one is made again); its creation and changes go by the rules
+    // of every object below.
+    let account = core && ev.key.gr.resource == "serviceaccounts";
+    if account && known.is_some() && ev.kind == EventType::Deleted {
+        return true;
+    }
+    let always = !(account && known.is_some())
+        && matches!(
+            (ev.key.gr.group.as_str(), ev.key.gr.resource.as_str()),
+            ("", "namespaces")
+                | ("", "serviceaccounts")
+                | ("", "persistentvolumeclaims")
+                | ("", "persistentvolumes")
+                | ("apiextensions.k8s.io", _)
+        );
     if always {
         return true;
     }
@@ -112,6 +126,28 @@ pub(crate) fn matters(ev: &Event, known: Option<&Known>) -> bool {
                     && (!finalizers(o).is_empty() || known.live_owners.contains(uid)))
         }
     }
+}
+
+/// A namespace's change counts when it can start or finish the deletion of
+/// its contents: its own deletion (or its start), and a change of its
+/// finalizers. Its creation cannot (its default ServiceAccount is made in
+/// the same transaction), nor can a change of its labels or status.
+fn namespace_matters(ev: &Event) -> bool {
+    match ev.kind {
+        EventType::Deleted => true,
+        EventType::Added => deleting(&ev.object),
+        EventType::Modified => ev.prev.as_deref().is_none_or(|prev| {
+            deleting(&ev.object) != deleting(prev)
+                || finalizers(prev) != finalizers(&ev.object)
+                || spec_finalizers(prev) != spec_finalizers(&ev.object)
+        }),
+    }
+}
+
+/// A namespace's `spec.finalizers` (the ones the namespace controller
+/// removes once the namespace is empty).
+fn spec_finalizers(o: &Value) -> Option<&Value> {
+    o.get("spec").and_then(|s| s.get("finalizers"))
 }
 
 /// Before any pass: a deletion, an object being deleted, one that names
@@ -269,13 +305,56 @@ mod tests {
         // A pod gone while a claim waits for pvc-protection.
         k.storage_waiting = true;
         assert!(m(&k, EventType::Deleted, "pods", None, pod("p1", "set")));
-        // Namespaces, ServiceAccounts, claims and volumes always.
-        for r in [
+        // A namespace when its deletion starts or ends, or its finalizers
+        // change; not when it is created or only its labels or status change.
+        let live_ns = json!({"metadata": {"name": "d"}, "spec": {"finalizers": ["kubernetes"]}});
+        let labelled = json!({"metadata": {"name": "d", "labels": {"a": "b"}},
+            "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
+        let ending = json!({"metadata": {"name": "d", "deletionTimestamp": "2026-11-24T12:00:00Z"},
+            "spec": {"finalizers": ["kubernetes"]}});
+        let finalized = json!({"metadata": {"name": "d", "deletionTimestamp": "2026-11-24T12:00:00Z"},
+            "spec": {"finalizers": []}});
+        assert!(!m(
+            &k,
+            EventType::Added,
             "namespaces",
+            None,
+            live_ns.clone()
+        ));
+        assert!(!m(
+            &k,
+            EventType::Modified,
+            "namespaces",
+            Some(live_ns.clone()),
+            labelled
+        ));
+        assert!(m(
+            &k,
+            EventType::Modified,
+            "namespaces",
+            Some(live_ns.clone()),
+            ending.clone()
+        ));
+        assert!(m(
+            &k,
+            EventType::Modified,
+            "namespaces",
+            Some(ending),
+            finalized
+        ));
+        assert!(m(&k, EventType::Deleted, "namespaces", None, live_ns));
+        // A ServiceAccount's removal, not its creation.
+        let sa = json!({"metadata": {"name": "default"}});
+        assert!(m(
+            &k,
+            EventType::Deleted,
             "serviceaccounts",
-            "persistentvolumeclaims",
-            "persistentvolumes",
-        ] {
+            None,
+            sa.clone()
+        ));
+        assert!(!m(&k, EventType::Added, "serviceaccounts", None, sa));
+        // Claims and volumes always.
+        for r in ["persistentvolumeclaims", "persistentvolumes"] {
             assert!(
                 m(&k, EventType::Modified, r, Some(json!({})), json!({})),
                 "{r}"
