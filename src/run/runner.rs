@@ -133,27 +133,59 @@ pub fn load<W: ScenarioWorld>(
     }
 }
 
-/// Puts the `@slow` scenarios first: the features holding one, and within
-/// each feature (and each rule) the slow scenarios before the others; a
-/// stable sort keeps everything else in its order. Cucumber starts the
-/// scenarios in this order, so the longest ones are among the first the
-/// run admits and the run does not end waiting on one begun late.
-fn slow_first(features: &mut [gherkin::Feature]) {
-    let slow = |tags: &[String]| tags.iter().any(|t| t == SLOW_TAG);
+/// Orders the run so the scenarios that take longest start first: the
+/// `@slow` ones, then those holding the longest fixed windows (the seconds
+/// of their `for N seconds` steps), each feature and rule sorted so, and the
+/// features by their first scenario. A stable sort keeps everything else in
+/// its order. Cucumber starts the scenarios in this order, so the run does
+/// not end waiting on a long one begun late. The windows are read from the
+/// text, not from earlier runs: the order is the same on every machine.
+fn longest_first(features: &mut [gherkin::Feature]) {
+    use std::cmp::Reverse;
+    let slow_in = |tags: &[String]| tags.iter().any(|t| t == SLOW_TAG);
+    // Sorted ascending, so the longest (slow, then most held) comes first.
+    let key = |slow: bool, sc: &gherkin::Scenario| Reverse((slow, held_seconds(sc)));
+    let quickest = Reverse((false, 0));
     for f in features.iter_mut() {
-        let feature_slow = slow(&f.tags);
+        let feature_slow = slow_in(&f.tags);
         f.scenarios
-            .sort_by_key(|sc| !(feature_slow || slow(&sc.tags)));
+            .sort_by_key(|sc| key(feature_slow || slow_in(&sc.tags), sc));
         for r in &mut f.rules {
-            let rule_slow = feature_slow || slow(&r.tags);
-            r.scenarios.sort_by_key(|sc| !(rule_slow || slow(&sc.tags)));
+            let rule_slow = feature_slow || slow_in(&r.tags);
+            r.scenarios
+                .sort_by_key(|sc| key(rule_slow || slow_in(&sc.tags), sc));
         }
         f.rules.sort_by_key(|r| {
-            !(feature_slow || slow(&r.tags) || r.scenarios.iter().any(|sc| slow(&sc.tags)))
+            let rule_slow = feature_slow || slow_in(&r.tags);
+            r.scenarios
+                .iter()
+                .map(|sc| key(rule_slow || slow_in(&sc.tags), sc))
+                .min()
+                .unwrap_or(quickest)
         });
     }
-    features
-        .sort_by_key(|f| !super::roster::scenarios_of(f).any(|(rule, sc)| is_slow(f, rule, sc)));
+    features.sort_by_key(|f| {
+        super::roster::scenarios_of(f)
+            .map(|(r, sc)| key(is_slow(f, r, sc), sc))
+            .min()
+            .unwrap_or(quickest)
+    });
+}
+
+/// The seconds a scenario is held by its fixed windows: the sum of `N` over
+/// its steps that say `for N seconds`.
+fn held_seconds(sc: &gherkin::Scenario) -> u64 {
+    sc.steps
+        .iter()
+        .filter_map(|step| {
+            let rest = step.value.split("for ").nth(1)?;
+            let (n, after) = rest.split_once(' ')?;
+            after
+                .starts_with("seconds")
+                .then(|| n.parse::<u64>().ok())
+                .flatten()
+        })
+        .sum()
 }
 
 /// Whether a scenario is tagged `@slow`, itself or through its feature or
@@ -286,7 +318,7 @@ pub async fn run_once<W: ScenarioWorld>(
             all.push(f);
         }
     }
-    slow_first(&mut all);
+    longest_first(&mut all);
     let total: usize = all
         .iter()
         .map(|f| super::roster::scenarios_of(f).count())
@@ -516,7 +548,7 @@ pub fn has_input_error(run: &model::Run) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{artifacts_folder, gherkin, slow_first};
+    use super::{artifacts_folder, gherkin, held_seconds, longest_first};
 
     fn feature(text: &str) -> gherkin::Feature {
         gherkin::Feature::parse(text, gherkin::GherkinEnv::default()).unwrap()
@@ -547,12 +579,39 @@ mod tests {
             "      Given a step\n",
         ));
         let mut all = vec![quick, mixed, ruled];
-        slow_first(&mut all);
+        longest_first(&mut all);
         assert_eq!(
             order(&all),
             ["m2", "m1", "m3", "b2", "b1", "a1", "q1", "q2"],
             "the slow one of each feature and rule first, the rest as written"
         );
+    }
+
+    #[test]
+    fn the_longest_fixed_windows_start_first_after_the_slow_ones() {
+        let windows = feature(concat!(
+            "Feature: windows\n",
+            "  Scenario: w0\n",
+            "    Given a step\n",
+            "  Scenario: w3\n",
+            "    Then for 3 seconds no pod of \"web\" is created or deleted\n",
+            "  Scenario: w5\n",
+            "    Then for 2 seconds no pod of \"web\" is created or deleted\n",
+            "    And for 3 seconds pod \"web-0\" is neither deleted nor replaced\n",
+            "  @slow\n",
+            "  Scenario: s\n",
+            "    Given a step\n",
+        ));
+        let quick = feature("Feature: quick\n  Scenario: q\n    Given a step\n");
+        let held = feature(concat!(
+            "Feature: held\n",
+            "  Scenario: h4\n",
+            "    Then for 4 seconds no pod of \"web\" is created or deleted\n",
+        ));
+        assert_eq!(held_seconds(&held.scenarios[0]), 4);
+        let mut all = vec![quick, held, windows];
+        longest_first(&mut all);
+        assert_eq!(order(&all), ["s", "w5", "w3", "w0", "h4", "q"]);
     }
 
     #[test]

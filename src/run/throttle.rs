@@ -165,7 +165,7 @@ const SAMPLE_OVER: usize = 4;
 /// Above the floor, at most one start per this long (starts that refill
 /// the floor do not count): a scenario's load shows only after it has
 /// started.
-pub const SPACING: Duration = Duration::from_millis(50);
+pub const SPACING: Duration = Duration::from_millis(20);
 
 #[derive(Debug, Default)]
 struct Counts {
