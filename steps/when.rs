@@ -282,24 +282,42 @@ async fn take_revision_name(
 
 #[when(expr = "the current revision of {string} is remembered as {string}")]
 async fn remember_current(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
-    let sc = w.sc()?;
-    let t = sc.timeline().await?;
-    let rev = crate::harness::waits::current_revision(&t, &set)
-        .ok_or_else(|| {
-            anyhow::anyhow!("{set} does not report the current revision of its current generation")
-        })?
-        .to_string();
-    sc.remembered.insert(label, rev);
-    Ok(())
+    remember_revision(
+        w,
+        &set,
+        label,
+        "current",
+        crate::harness::waits::current_revision,
+    )
+    .await
 }
 
 #[when(expr = "the update revision of {string} is remembered as {string}")]
 async fn remember(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
+    remember_revision(
+        w,
+        &set,
+        label,
+        "update",
+        crate::harness::waits::update_revision,
+    )
+    .await
+}
+
+/// Remembers under `label` the revision `read` finds the set reporting for
+/// its current generation (`which` names it in the error).
+async fn remember_revision(
+    w: &mut KepWorld,
+    set: &str,
+    label: String,
+    which: &str,
+    read: for<'t> fn(&'t crate::history::Timeline, &str) -> Option<&'t str>,
+) -> anyhow::Result<()> {
     let sc = w.sc()?;
     let t = sc.timeline().await?;
-    let rev = crate::harness::waits::update_revision(&t, &set)
+    let rev = read(&t, set)
         .ok_or_else(|| {
-            anyhow::anyhow!("{set} does not report the update revision of its current generation")
+            anyhow::anyhow!("{set} does not report the {which} revision of its current generation")
         })?
         .to_string();
     sc.remembered.insert(label, rev);

@@ -430,10 +430,8 @@ impl Scenario {
         var: &str,
         value: &str,
     ) -> Result<(), RequestError> {
-        let patch = json!({ "spec": { "template": { "spec": { "containers": [
-            { "name": "app", "env": [ { "name": var, "value": value } ] }
-        ] } } } });
-        self.strategic_patch_set(name, patch, &format!("set {var}={value} on {name}"))
+        let what = format!("set {var}={value} on {name}");
+        self.strategic_patch_set(name, env_patch(var, value), &what)
             .await
     }
 
@@ -461,12 +459,8 @@ impl Scenario {
             .get(name)
             .await
             .map_err(|e| RequestError::from_kube(what.clone(), e))?;
-        let patch = self
-            .env
-            .profile
-            .to_target(json!({ "spec": { "template": { "spec": {
-            "containers": [ { "name": "app", "env": [ { "name": var, "value": value } ] } ]
-        } } } }));
+        // The very patch `set_env` sends, so the name is the one it makes.
+        let patch = self.env.profile.to_target(env_patch(var, value));
         let changed = if self.env.profile.is_apps_v1() {
             let dry_run = PatchParams {
                 dry_run: true,
@@ -957,4 +951,12 @@ impl Scenario {
     pub fn default_wait() -> Duration {
         Duration::from_secs(60)
     }
+}
+
+/// The strategic merge patch that sets environment variable `var` of the
+/// set's container `app` (a template change).
+fn env_patch(var: &str, value: &str) -> Value {
+    json!({ "spec": { "template": { "spec": { "containers": [
+        { "name": "app", "env": [ { "name": var, "value": value } ] }
+    ] } } } })
 }

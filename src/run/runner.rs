@@ -164,7 +164,7 @@ fn longest_first(features: &mut [gherkin::Feature]) {
                 .unwrap_or(quickest)
         });
     }
-    features.sort_by_key(|f| {
+    features.sort_by_cached_key(|f| {
         super::roster::scenarios_of(f)
             .map(|(r, sc)| key(is_slow(f, r, sc), sc))
             .min()
