@@ -137,6 +137,7 @@ async fn stale_by_versions(w: &mut KepWorld, n: u64, secs: u64) -> anyhow::Resul
         Lag::Versions(n),
         Duration::from_secs(secs),
         MustFire::Acted,
+        None,
     )
 }
 
@@ -151,6 +152,29 @@ async fn stale_by_time(w: &mut KepWorld, ms: u64, secs: u64) -> anyhow::Result<(
         lag,
         Duration::from_secs(secs),
         MustFire::Acted,
+        None,
+    )
+}
+
+#[given(expr = "the controller's view of {word} lags {int} milliseconds behind for {int} seconds")]
+#[when(expr = "the controller's view of {word} lags {int} milliseconds behind for {int} seconds")]
+async fn stale_resource_by_time(
+    w: &mut KepWorld,
+    resource: String,
+    ms: u64,
+    secs: u64,
+) -> anyhow::Result<()> {
+    let words = format!(
+        "the controller's view of {resource} lags {ms} milliseconds behind for {secs} seconds"
+    );
+    let lag = Lag::Time(Duration::from_millis(ms));
+    faults::stale_view(
+        w.sc()?,
+        &words,
+        lag,
+        Duration::from_secs(secs),
+        MustFire::Acted,
+        Some(&resource),
     )
 }
 

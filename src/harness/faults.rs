@@ -264,20 +264,39 @@ pub async fn end_watches(
     super::staging::restart_controller(sc).await
 }
 
+/// The resources a stale view can be limited to: the ones the controller
+/// watches.
+pub const STALE_RESOURCES: [&str; 4] = [
+    "pods",
+    "statefulsets",
+    "controllerrevisions",
+    "persistentvolumeclaims",
+];
+
 /// Serves the controller a stale view for `lasting`: its watches (the open
 /// ones too) deliver each change only once it trails by `lag`, and its reads
-/// that allow a cache answer from that past; afterwards it catches up. The
-/// fault fired once a read of the controller was answered behind (or, with
-/// [`MustFire::Served`], once the controller read under it).
+/// that allow a cache answer from that past; afterwards it catches up.
+/// `resource` limits the view to one resource (plural), one lagging
+/// informer; its others stay current. The fault fired once a read of the
+/// controller was answered behind (or, with [`MustFire::Served`], once the
+/// controller read under it).
 pub fn stale_view(
     sc: &mut Scenario,
     words: &str,
     lag: Lag,
     lasting: Duration,
     must_fire: MustFire,
+    resource: Option<&str>,
 ) -> anyhow::Result<()> {
+    if let Some(r) = resource.filter(|r| !STALE_RESOURCES.contains(r)) {
+        return Err(input(format!(
+            "\"{r}\" is not a resource the controller watches; one of {}",
+            STALE_RESOURCES.join(", ")
+        )));
+    }
     let id = faults_of(sc)?.add_stale_view(StaleView {
         user_agent_contains: CONTROLLER_AGENT.to_string(),
+        resource: resource.map(str::to_string),
         lag,
         until: Instant::now() + lasting,
     });
@@ -308,7 +327,7 @@ pub async fn restart_onto_past(
             "the scenario has not changed StatefulSet {set:?}, so there is no such moment to go back to"
         )));
     };
-    stale_view(sc, words, Lag::At(written), lasting, MustFire::Served)?;
+    stale_view(sc, words, Lag::At(written), lasting, MustFire::Served, None)?;
     super::staging::restart_controller(sc).await
 }
 

@@ -411,12 +411,12 @@ impl Faults {
     }
 
     /// The stale view in force for a client now, if any.
-    pub fn stale_view_for(&self, user_agent: &str) -> Option<(RuleId, StaleView)> {
+    pub fn stale_view_for(&self, user_agent: &str, resource: &str) -> Option<(RuleId, StaleView)> {
         let now = std::time::Instant::now();
         self.lock()
             .stale
             .iter()
-            .find(|(_, v, _)| v.active(now) && v.serves(user_agent))
+            .find(|(_, v, _)| v.active(now) && v.serves(user_agent, resource))
             .map(|(id, v, _)| (*id, v.clone()))
     }
 

@@ -34,6 +34,10 @@ pub enum Lag {
 pub struct StaleView {
     /// User-Agent substring of the clients served stale.
     pub user_agent_contains: String,
+    /// The one resource (plural, e.g. `pods`) served stale, or every
+    /// resource: one informer of a client can lag while its others are
+    /// current.
+    pub resource: Option<String>,
     /// How far behind.
     pub lag: Lag,
     /// When the view ends and the client is current again.
@@ -46,9 +50,10 @@ impl StaleView {
         now < self.until
     }
 
-    /// Whether it applies to a client.
-    pub fn serves(&self, user_agent: &str) -> bool {
+    /// Whether it applies to a client's reads of a resource (plural).
+    pub fn serves(&self, user_agent: &str, resource: &str) -> bool {
         user_agent.contains(self.user_agent_contains.as_str())
+            && self.resource.as_deref().is_none_or(|r| r == resource)
     }
 
     /// The resourceVersion the client sees now.
@@ -109,18 +114,37 @@ mod tests {
     }
 
     #[test]
+    fn a_view_of_one_resource_serves_only_that_resource() {
+        let v = StaleView {
+            user_agent_contains: "ctl".into(),
+            resource: Some("pods".into()),
+            lag: Lag::Versions(1),
+            until: Instant::now() + Duration::from_secs(1),
+        };
+        assert!(v.serves("ctl/1", "pods"));
+        assert!(!v.serves("ctl/1", "statefulsets"));
+        assert!(!v.serves("kube-rs/1", "pods"));
+        let every = StaleView {
+            resource: None,
+            ..v
+        };
+        assert!(every.serves("ctl/1", "statefulsets"));
+    }
+
+    #[test]
     fn a_version_lag_trails_the_newest_resource_version() {
         let s = store_with(5); // resourceVersions 2..=6
         let now = Instant::now();
         let v = StaleView {
             user_agent_contains: "ctl".into(),
+            resource: None,
             lag: Lag::Versions(3),
             until: now + Duration::from_secs(1),
         };
         assert_eq!(v.view(&s, now), 3);
         assert!(v.active(now));
         assert!(!v.active(now + Duration::from_secs(1)));
-        assert!(v.serves("kepspec-ctl/1") && !v.serves("kube-rs/5"));
+        assert!(v.serves("kepspec-ctl/1", "pods") && !v.serves("kube-rs/5", "pods"));
         assert_eq!(v.visible_at(now), v.until);
         let frozen = StaleView {
             lag: Lag::At(4),
@@ -140,6 +164,7 @@ mod tests {
         let now = Instant::now();
         let v = StaleView {
             user_agent_contains: "ctl".into(),
+            resource: None,
             lag: Lag::Time(Duration::from_secs(3600)),
             until: now + Duration::from_secs(7200),
         };

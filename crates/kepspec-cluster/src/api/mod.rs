@@ -448,7 +448,10 @@ impl Req<'_> {
         let param = |k: &str| self.params.get(k).map_or("", String::as_str);
         let floor =
             super::stale::cacheable_read(param("resourceVersion"), param("resourceVersionMatch"))?;
-        let (id, view) = self.state.faults.stale_view_for(self.user_agent())?;
+        let (id, view) = self
+            .state
+            .faults
+            .stale_view_for(self.user_agent(), &self.info.plural)?;
         Some((id, view, floor))
     }
 

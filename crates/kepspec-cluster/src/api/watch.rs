@@ -293,7 +293,10 @@ impl WatchJob {
     /// The stale view in force for this watch now, counted as a read it
     /// applies to when `count` (once per watch).
     fn stale(&self, count: bool) -> Option<(RuleId, StaleView)> {
-        let found = self.state.faults.stale_view_for(&self.agent);
+        let found = self
+            .state
+            .faults
+            .stale_view_for(&self.agent, &self.info.plural);
         if let (Some((id, _)), true) = (&found, count) {
             self.state.faults.count_stale(*id, true, false);
         }

@@ -177,11 +177,12 @@ fn stale_views_are_found_by_user_agent_counted_and_ended() {
     let f = Faults::new(10);
     let id = f.add_stale_view(StaleView {
         user_agent_contains: "ctl".into(),
+        resource: None,
         lag: Lag::Versions(3),
         until: std::time::Instant::now() + Duration::from_secs(3600),
     });
-    assert!(f.stale_view_for("kube-rs/5").is_none());
-    let (found, view) = f.stale_view_for("ctl/1").expect("in force");
+    assert!(f.stale_view_for("kube-rs/5", "pods").is_none());
+    let (found, view) = f.stale_view_for("ctl/1", "pods").expect("in force");
     assert_eq!((found, view.lag), (id, Lag::Versions(3)));
     f.count_stale(id, true, false);
     f.count_stale(id, true, true);
@@ -195,7 +196,7 @@ fn stale_views_are_found_by_user_agent_counted_and_ended() {
     let woken = f.subscribe_views();
     f.end_stale_view(id);
     assert!(woken.has_changed().unwrap_or(false), "watches are woken");
-    assert!(f.stale_view_for("ctl/1").is_none());
+    assert!(f.stale_view_for("ctl/1", "pods").is_none());
     assert!(f.hits(id).is_some(), "its counts outlive it");
     f.clear_rules();
     assert!(f.hits(id).is_none());

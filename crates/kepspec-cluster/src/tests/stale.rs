@@ -61,6 +61,7 @@ async fn a_stale_client_sees_the_past_until_its_view_ends() {
 
     let id = c.faults().add_stale_view(StaleView {
         user_agent_contains: "stale-client".into(),
+        resource: None,
         lag: Lag::Versions(2),
         until: Instant::now() + Duration::from_secs(3600),
     });
@@ -121,6 +122,7 @@ async fn a_time_lag_delivers_each_change_after_the_lag() {
     let lag = Duration::from_millis(300);
     c.faults().add_stale_view(StaleView {
         user_agent_contains: "slow-client".into(),
+        resource: None,
         lag: Lag::Time(lag),
         until: Instant::now() + Duration::from_secs(3600),
     });
