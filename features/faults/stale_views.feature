@@ -75,3 +75,32 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
     And the observedGeneration of "web" never went back
     And "web" reports its current revision equal to its update revision
     And every injected fault was triggered
+
+  # A pod the set adopted and whose labels then went is the set's to release
+  # (upstream's ClaimObject, pkg/controller/controller_ref_manager.go), never
+  # to change or delete: upstream's e2e test "should adopt matching orphans and
+  # release non-matching pods" (test/e2e/apps/statefulset.go) strips the
+  # labels of a pod the set just adopted again. Here the controller's pod
+  # informer lags two seconds while its StatefulSet informer is current, and a
+  # change to the set's metadata starts a sync while the pod cache still shows
+  # the orphan from before the adoption.
+  # rejects: a controller that does not count its adoptions among its own writes and keeps what its adoption patch returned (the pod with its labels gone), then writes the pod's identity back and deletes it as a pod of no revision
+  @adoption
+  Scenario: a pod whose labels go right after its adoption is released, not changed, while the controller's pod cache lags
+    Given a StatefulSet "web" with 1 replica
+    And all pods of "web" are running and ready
+    And the controller's view of pods lags 2000 milliseconds behind for 20 seconds
+    When the ownerReferences of pod "web-0" are removed
+    Then within 30 seconds pod "web-0" is controlled by the StatefulSet "web"
+    When the labels of pod "web-0" are removed
+    And "web" is changed with this merge patch:
+      """
+      metadata:
+        annotations:
+          example.com/note: a change that starts a sync
+      """
+    Then within 30 seconds pod "web-0" is controlled by nothing
+    When the labels of pod "web-0" are restored
+    Then within 30 seconds pod "web-0" is controlled by the StatefulSet "web"
+    And pod "web-0" was neither deleted nor created again
+    And every injected fault was triggered

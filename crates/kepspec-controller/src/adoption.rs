@@ -15,6 +15,16 @@
 //! pods" (coverage E2) strips a pod's ownerReferences, then its labels, then
 //! restores them. The decision ([`decide`]) is pure; [`claim`] patches as
 //! upstream does (a strategic merge patch naming the object's uid).
+//!
+//! An adoption decided on a cache that is behind can land on an object that
+//! changed meanwhile (its labels removed): the patch names only the uid, so
+//! it succeeds. The set keeps the patched object only if the decision on
+//! what the patch returned is still [`Claim::Own`]; otherwise it leaves the
+//! object to the next sync. Upstream goes on with the cached object, whose
+//! older resourceVersion makes any later update of it fail; neither ever
+//! acts on an object the selector no longer matches. Adoptions and releases
+//! are this controller's writes: their resourceVersions are recorded like
+//! the plan's, so the next sync waits for caches that have seen them.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use serde_json::{json, Map, Value};
@@ -120,6 +130,7 @@ pub(crate) async fn claim(
     resource: &kube::discovery::ApiResource,
     set: &kube::core::DynamicObject,
     view: super::view::View,
+    written: &mut super::execute::Freshness,
 ) -> Result<super::view::View, super::run::SyncError> {
     use kube::ResourceExt;
     let empty = Map::new();
@@ -179,12 +190,12 @@ pub(crate) async fn claim(
     }
     let pods =
         Patcher::<k8s_openapi::api::core::v1::Pod>::new(client, &namespace, &claimant, resource)
-            .apply(view.pods, &pod_claims)
+            .apply(view.pods, &pod_claims, &mut written.pods)
             .await?;
     let revisions = Patcher::<k8s_openapi::api::apps::v1::ControllerRevision>::new(
         client, &namespace, &claimant, resource,
     )
-    .apply(view.revisions, &revision_claims)
+    .apply(view.revisions, &revision_claims, &mut written.revisions)
     .await?;
     Ok(super::view::View {
         pods,
@@ -256,11 +267,14 @@ where
     /// Keeps what the set owns, adopts and releases as decided; an object
     /// gone meanwhile is skipped, and so is a release the apiserver refuses
     /// as invalid (the uid precondition of an object made again), as
-    /// upstream does.
+    /// upstream does. An adopted object is kept only if what the patch
+    /// returned is still the set's to own. `written` is raised to the
+    /// resourceVersion of each patch that took effect.
     async fn apply(
         &self,
         objects: Vec<std::sync::Arc<K>>,
         claims: &[Claim],
+        written: &mut u64,
     ) -> Result<Vec<std::sync::Arc<K>>, super::run::SyncError> {
         use kube::api::{Patch, PatchParams};
         let mut kept = Vec::new();
@@ -292,8 +306,24 @@ where
                 .patch(&name, &PatchParams::default(), &Patch::Strategic(patch))
                 .await
             {
-                Ok(patched) if *claim == Claim::Adopt => kept.push(std::sync::Arc::new(patched)),
-                Ok(_) => {}
+                Ok(patched) => {
+                    #[cfg(kepspec_defects)]
+                    if super::defects::Defect::active()
+                        == Some(super::defects::Defect::AdoptOnStaleCache)
+                    {
+                        if *claim == Claim::Adopt {
+                            kept.push(std::sync::Arc::new(patched));
+                        }
+                        continue;
+                    }
+                    *written = (*written).max(super::execute::rv(patched.meta()));
+                    // The name made it a member when it was decided on.
+                    if *claim == Claim::Adopt
+                        && decide(self.set, patched.meta(), true) == Claim::Own
+                    {
+                        kept.push(std::sync::Arc::new(patched));
+                    }
+                }
                 Err(kube::Error::Api(e))
                     if e.code == 404 || (e.code == 422 && *claim == Claim::Release) => {}
                 Err(source) => {

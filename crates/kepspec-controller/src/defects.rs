@@ -231,6 +231,11 @@ pub enum Defect {
     /// KEP-5647 / stale caches: decides on its caches whatever they hold,
     /// without waiting for them to see its own last writes.
     IgnoreOwnWrites,
+    /// KEP-5647 / stale caches, in adoption: does not count its adoptions
+    /// and releases among its own writes, and keeps whatever its adoption
+    /// patch returned, so a sync on a pod cache older than its last
+    /// adoption adopts again and acts on a pod whose labels are gone.
+    AdoptOnStaleCache,
     /// OpenKruise "Paused update": ignores `rollingUpdate.paused`.
     KruiseIgnorePaused,
     /// OpenKruise "Ordinals reserve(skip)": ignores `reserveOrdinals`.
@@ -260,7 +265,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 73] = [
+    pub const ALL: [(&'static str, Defect); 74] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -348,6 +353,7 @@ impl Defect {
         ("collision-count-unwritten", Defect::CollisionCountUnwritten),
         ("history-never-truncated", Defect::HistoryNeverTruncated),
         ("ignore-own-writes", Defect::IgnoreOwnWrites),
+        ("adopt-on-stale-cache", Defect::AdoptOnStaleCache),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -676,6 +682,7 @@ pub fn distort_input(
         | Defect::CollisionCountUnwritten
         | Defect::HistoryNeverTruncated
         | Defect::IgnoreOwnWrites
+        | Defect::AdoptOnStaleCache
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit

@@ -63,7 +63,8 @@ impl Outcome {
     }
 }
 
-fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
+/// An object's resourceVersion as a number (0 when it has none).
+pub(crate) fn rv(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> u64 {
     meta.resource_version
         .as_deref()
         .and_then(|v| v.parse().ok())

@@ -439,6 +439,20 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Again, SyncE
     result
 }
 
+/// Records the resourceVersions a sync's writes produced: the next sync of
+/// the set waits for caches that have seen them.
+fn record_writes(ctx: &Context, key: &str, f: Freshness) {
+    ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);
+    ctx.seen.sets.written.fetch_max(f.sets, Ordering::SeqCst);
+    ctx.seen
+        .revisions
+        .written
+        .fetch_max(f.revisions, Ordering::SeqCst);
+    if let Ok(mut expected) = ctx.expected.lock() {
+        expected.insert(key.to_string(), (f, std::time::Instant::now()));
+    }
+}
+
 async fn sync_fresh(
     set: &DynamicObject,
     view: View,
@@ -446,7 +460,22 @@ async fn sync_fresh(
     key: &str,
 ) -> Result<Again, SyncError> {
     let key = key.to_string();
-    let view = super::adoption::claim(&ctx.client, &ctx.opts.resource, set, view).await?;
+    let mut claimed = Freshness::default();
+    let view = match super::adoption::claim(
+        &ctx.client,
+        &ctx.opts.resource,
+        set,
+        view,
+        &mut claimed,
+    )
+    .await
+    {
+        Ok(view) => view,
+        Err(e) => {
+            record_writes(ctx, &key, claimed);
+            return Err(e);
+        }
+    };
 
     let mut raw = serde_json::to_value(set).map_err(|e| SyncError::Decode(key.clone(), e))?;
     ctx.opts.fields.from_target(&mut raw);
@@ -628,15 +657,15 @@ async fn sync_fresh(
             .forced_replacement(&ns, &target.regarding.name, *succeeded, stuck_for);
     }
     let f = outcome.freshness;
-    ctx.seen.pods.written.fetch_max(f.pods, Ordering::SeqCst);
-    ctx.seen.sets.written.fetch_max(f.sets, Ordering::SeqCst);
-    ctx.seen
-        .revisions
-        .written
-        .fetch_max(f.revisions, Ordering::SeqCst);
-    if let Ok(mut expected) = ctx.expected.lock() {
-        expected.insert(key, (f, std::time::Instant::now()));
-    }
+    record_writes(
+        ctx,
+        &key,
+        Freshness {
+            pods: f.pods.max(claimed.pods),
+            sets: f.sets,
+            revisions: f.revisions.max(claimed.revisions),
+        },
+    );
     result?;
     Ok(plan.requeue_after)
 }
