@@ -717,31 +717,33 @@ impl Scenario {
         } else {
             // Custom resources take no strategic merge patches: merge the
             // same way here (the vendor kind has the apps/v1 shape) and
-            // replace, guarded by the resourceVersion just read.
-            match api.get(name).await {
-                Ok(current) => {
-                    let doc = serde_json::to_value(&current).unwrap_or(Value::Null);
-                    match crate::sim::apply_strategic_merge_patch(&doc, &patch) {
-                        Ok(merged) => match serde_json::from_value::<DynamicObject>(merged) {
-                            Ok(obj) => api.replace(name, &PostParams::default(), &obj).await,
-                            Err(e) => {
-                                return Err(RequestError {
-                                    what: what.to_string(),
-                                    message: e.to_string(),
-                                    code: None,
-                                })
-                            }
-                        },
-                        Err(e) => {
-                            return Err(RequestError {
-                                what: what.to_string(),
-                                message: e,
-                                code: None,
+            // replace, guarded by the resourceVersion just read; a conflict
+            // (the controller wrote the status meanwhile) reads again, as
+            // client-go's RetryOnConflict does.
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let replaced = match api.get(name).await {
+                    Ok(current) => {
+                        let doc = serde_json::to_value(&current).unwrap_or(Value::Null);
+                        let merged = crate::sim::apply_strategic_merge_patch(&doc, &patch)
+                            .and_then(|m| {
+                                serde_json::from_value::<DynamicObject>(m)
+                                    .map_err(|e| e.to_string())
                             })
-                        }
+                            .map_err(|message| RequestError {
+                                what: what.to_string(),
+                                message,
+                                code: None,
+                            })?;
+                        api.replace(name, &PostParams::default(), &merged).await
                     }
+                    Err(e) => Err(e),
+                };
+                match replaced {
+                    Err(kube::Error::Api(e)) if e.code == 409 && attempt < CONFLICT_RETRIES => {}
+                    other => break other,
                 }
-                Err(e) => Err(e),
             }
         };
         result
@@ -955,6 +957,10 @@ impl Scenario {
 
 /// The strategic merge patch that sets environment variable `var` of the
 /// set's container `app` (a template change).
+/// How many times a read-modify-write of a custom resource is tried when
+/// another writer wins (client-go's `retry.DefaultRetry` tries 5 times).
+const CONFLICT_RETRIES: u32 = 5;
+
 fn env_patch(var: &str, value: &str) -> Value {
     json!({ "spec": { "template": { "spec": { "containers": [
         { "name": "app", "env": [ { "name": var, "value": value } ] }
