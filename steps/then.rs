@@ -397,6 +397,25 @@ async fn live_revisions_kept(w: &mut KepWorld, set: String) -> anyhow::Result<()
     checks::live_revisions_kept(w.sc()?, &set).await
 }
 
+#[then(expr = "within {int} seconds the revision remembered as {string} has revision number {int}")]
+async fn revision_number(
+    w: &mut KepWorld,
+    n: u64,
+    label: String,
+    number: i64,
+) -> anyhow::Result<()> {
+    let sc = w.sc()?;
+    let revision = remembered(sc, &label)?;
+    waits::revision_number(sc, &revision, number, secs(n)).await
+}
+
+#[then(
+    expr = "every ControllerRevision of {string} got its revision number one above the highest of its other revisions"
+)]
+async fn revision_numbers_next(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    checks::revision_numbers_next(w.sc()?, &set).await
+}
+
 #[then(expr = "the update revision of {string} is the one remembered as {string}")]
 async fn is_remembered(w: &mut KepWorld, set: String, label: String) -> anyhow::Result<()> {
     let sc = w.sc()?;

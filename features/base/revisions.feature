@@ -23,8 +23,15 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
   ControllerRevision with other data is a "Name collision with different
   data: increment status.collisionCount, rehash."
 
+  Revision numbers: a revision a rollback reuses "is raised to max+1"
+  (upstream-statefulset-facts, "Revisions"), and a new one is numbered the
+  same way: upstream's nextRevision (pkg/controller/statefulset/
+  stateful_set_utils.go) numbers it one above the largest number among the
+  set's revisions.
+
   # cite: upstream-statefulset-facts | Revisions | "Only a change of .spec.template makes a new revision (a strategy-type change does not)."
   # cite: upstream-statefulset-facts | Revisions | "Rolling back to an earlier template reuses the old ControllerRevision"
+  # cite: upstream-statefulset-facts | Revisions | "its `revision` number is raised to max+1"
   # cite: upstream-statefulset-facts | Status | "Rollout complete when updated = ready = replicas = spec.replicas: then currentRevision := updateRevision."
   # cite: upstream-statefulset-facts | Reconcile order (one sync) | "Compute current/update revisions, write observedGeneration, revisions, collisionCount and counts."
   # cite: statefulset-concepts | Partitioned rolling updates | "All Pods with an ordinal that is less than the partition will not be updated, and, even if they are deleted, they will be recreated at the previous version."
@@ -32,6 +39,7 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
   # cite: upstream-statefulset-facts | Revisions | "History: revisions not named by current, update or any pod are deleted, oldest first, down to `revisionHistoryLimit` (default 10)."
 
   # covers: E5
+  # rejects: a controller that reuses the earlier revision without raising its number, or that raises a number again at every sync
   Scenario: rolling back to the earlier template reuses its revision
     Given a StatefulSet "web" with 2 replicas
     And all pods of "web" are running and ready
@@ -51,6 +59,8 @@ Feature: Revisions: rollback reuses the earlier one, completion promotes the upd
     And the update revision of "web" is the one remembered as "first"
     And "web" reports its current revision equal to its update revision
     And "web" has observed its latest generation
+    And within 10 seconds the revision remembered as "first" has revision number 3
+    And every ControllerRevision of "web" got its revision number one above the highest of its other revisions
 
   # covers: E4
   Scenario: rolling back a set with volume claims reuses its revision and keeps every claim

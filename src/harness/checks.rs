@@ -955,6 +955,45 @@ pub async fn live_revisions_kept(sc: &mut Scenario, set: &str) -> anyhow::Result
     keep(sc, result)
 }
 
+/// Over the whole history, every ControllerRevision of the set got its
+/// revision number, when created or when a rollback reused it, one above
+/// the highest of the set's other revisions then (upstream's
+/// `nextRevision`); a number no one changed is not judged again.
+pub async fn revision_numbers_next(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let mut numbers: std::collections::BTreeMap<&str, i64> = Default::default();
+    let result = crate::history::checks::no_entry(&t, &clauses::revision_number(), 0, |e| {
+        if e.kind != Kind::ControllerRevision || !super::waits::controlled_by(&e.object, set) {
+            return None;
+        }
+        let name = e.name.as_str();
+        if e.change == Change::Deleted {
+            numbers.remove(name);
+            return None;
+        }
+        let number = e.object.lookup("/revision").and_then(Value::as_i64)?;
+        if numbers.insert(name, number) == Some(number) {
+            return None;
+        }
+        let highest = numbers
+            .iter()
+            .filter(|(other, _)| **other != name)
+            .map(|(_, n)| *n)
+            .max()
+            .unwrap_or(0);
+        (number != highest + 1).then(|| {
+            Breach::new(
+                format!(
+                    "ControllerRevision {name} got revision number {number}; the highest of {set}'s other revisions was {highest}, so the next number is {}",
+                    highest + 1
+                ),
+                vec![],
+            )
+        })
+    });
+    keep(sc, result)
+}
+
 /// A pacing rule of `crate::history::pacing`, judged over the rollout to
 /// the set's current update revision.
 type PacingRule =

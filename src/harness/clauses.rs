@@ -207,6 +207,16 @@ pub fn revision_history_limit() -> Clause {
     )
 }
 
+/// Upstream's revision numbers (`nextRevision`, stateful_set_utils.go):
+/// a new revision, or one a rollback reuses, is numbered one above the
+/// highest of the set's revisions.
+pub fn revision_number() -> Clause {
+    Clause::new(
+        "upstream-statefulset-facts, Revisions",
+        "Rolling back to an earlier template reuses the old ControllerRevision (its revision number is raised to max+1); equal data never makes a second one.",
+    )
+}
+
 /// Upstream's `CreateControllerRevision`: a taken name with other data
 /// raises `collisionCount`.
 pub fn revision_name_collision() -> Clause {

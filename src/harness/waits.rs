@@ -871,6 +871,30 @@ pub async fn history_only_live(
     .await
 }
 
+/// Waits until the ControllerRevision `name` has revision number `number`.
+pub async fn revision_number(
+    sc: &mut Scenario,
+    name: &str,
+    number: i64,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let name = name.to_string();
+    wait(sc, timeout, clauses::revision_number(), move |t| {
+        let state = state_before(t, t.next_seq());
+        let Some(entry) = state.revisions.get(name.as_str()) else {
+            return Some(format!("ControllerRevision {name} does not exist"));
+        };
+        match entry.object.lookup("/revision").and_then(Value::as_i64) {
+            Some(n) if n == number => None,
+            Some(n) => Some(format!(
+                "ControllerRevision {name} has revision number {n}, not {number}"
+            )),
+            None => Some(format!("ControllerRevision {name} has no revision number")),
+        }
+    })
+    .await
+}
+
 /// True when `obj`'s controller reference names the set `set`.
 pub(crate) fn controlled_by(obj: &Value, set: &str) -> bool {
     obj.lookup("/metadata/ownerReferences")

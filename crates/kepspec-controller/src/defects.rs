@@ -228,6 +228,9 @@ pub enum Defect {
     /// Revisions (upstream's `truncateHistory`): never deletes a revision,
     /// whatever `revisionHistoryLimit` says.
     HistoryNeverTruncated,
+    /// Revisions: reuses the earlier revision on a rollback without raising
+    /// its number to one above the highest (upstream's `nextRevision`).
+    RollbackKeepsNumber,
     /// KEP-5647 / stale caches: decides on its caches whatever they hold,
     /// without waiting for them to see its own last writes.
     IgnoreOwnWrites,
@@ -265,7 +268,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 74] = [
+    pub const ALL: [(&'static str, Defect); 75] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -352,6 +355,7 @@ impl Defect {
         ("history-limit-counts-live", Defect::HistoryLimitCountsLive),
         ("collision-count-unwritten", Defect::CollisionCountUnwritten),
         ("history-never-truncated", Defect::HistoryNeverTruncated),
+        ("rollback-keeps-number", Defect::RollbackKeepsNumber),
         ("ignore-own-writes", Defect::IgnoreOwnWrites),
         ("adopt-on-stale-cache", Defect::AdoptOnStaleCache),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
@@ -681,6 +685,7 @@ pub fn distort_input(
         | Defect::HistoryLimitCountsLive
         | Defect::CollisionCountUnwritten
         | Defect::HistoryNeverTruncated
+        | Defect::RollbackKeepsNumber
         | Defect::IgnoreOwnWrites
         | Defect::AdoptOnStaleCache
         | Defect::KruiseIgnorePaused
@@ -873,6 +878,10 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
         Defect::HistoryNeverTruncated => {
             plan.actions
                 .retain(|a| !matches!(a, Action::DeleteRevision { .. }));
+        }
+        Defect::RollbackKeepsNumber => {
+            plan.actions
+                .retain(|a| !matches!(a, Action::UpdateRevisionNumber { .. }));
         }
         Defect::RecreateStartedOncePerSet => {
             let emits = plan
