@@ -16,7 +16,16 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
   ownerReferences, then its labels, then restores them, and waits each time
   for the controller reference to name the set, or nothing.
 
+  The selector is the whole of spec.selector. StatefulSet concepts, "Pod
+  Selector": "You must set the .spec.selector field of a StatefulSet to
+  match the labels of its .spec.template.metadata.labels." A selector may add
+  set-based requirements to its matchLabels (matchExpressions with In, NotIn,
+  Exists and DoesNotExist; the Kubernetes documentation's page on labels and
+  selectors); upstream's controller reads all of it
+  (metav1.LabelSelectorAsSelector in getPodsForStatefulSet).
+
   # cite: upstream-statefulset-facts | Identity | "Controller ownerReference (controller=true, blockOwnerDeletion=true)."
+  # cite: statefulset-concepts | Pod Selector | "You must set the .spec.selector field of a StatefulSet to match the labels of its .spec.template.metadata.labels."
 
   # covers: E2
   Scenario: an orphaned pod is adopted again, released when its labels go, and adopted when they return
@@ -62,3 +71,35 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
     Then for 3 seconds pod "web-debug" is controlled by nothing
     And pod "web-0" was neither deleted nor created again
 
+
+  Scenario: a selector with set-based requirements controls its pods and rolls them out
+    # rejects: a controller that evaluates a set-based requirement wrongly (NotIn taken as In, say) and refuses the set or drops pods its selector matches
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+          matchExpressions:
+            - {key: tier, operator: In, values: [backend, cache]}
+            - {key: track, operator: NotIn, values: [canary]}
+            - {key: app, operator: Exists}
+            - {key: debug, operator: DoesNotExist}
+        template:
+          metadata:
+            labels: {app: web, tier: backend, track: stable}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+      """
+    And all pods of "web" are running and ready
+    Then within 10 seconds pod "web-1" is controlled by the StatefulSet "web"
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And at no moment were more than 1 pods of "web" unavailable
