@@ -126,34 +126,32 @@ async fn expire_watches(w: &mut KepWorld, ms: u64) -> anyhow::Result<()> {
     faults::end_watches(w.sc()?, &words, Duration::from_millis(ms), true).await
 }
 
+/// Serves the controller a stale view for `secs` seconds: of every resource,
+/// or of `resource` alone (one lagging informer).
+fn stale(
+    w: &mut KepWorld,
+    words: &str,
+    lag: Lag,
+    secs: u64,
+    resource: Option<&str>,
+) -> anyhow::Result<()> {
+    let lasting = Duration::from_secs(secs);
+    faults::stale_view(w.sc()?, words, lag, lasting, MustFire::Acted, resource)
+}
+
 #[given(expr = "the controller's view lags {int} resource versions behind for {int} seconds")]
 #[when(expr = "the controller's view lags {int} resource versions behind for {int} seconds")]
 async fn stale_by_versions(w: &mut KepWorld, n: u64, secs: u64) -> anyhow::Result<()> {
     let words =
         format!("the controller's view lags {n} resource versions behind for {secs} seconds");
-    faults::stale_view(
-        w.sc()?,
-        &words,
-        Lag::Versions(n),
-        Duration::from_secs(secs),
-        MustFire::Acted,
-        None,
-    )
+    stale(w, &words, Lag::Versions(n), secs, None)
 }
 
 #[given(expr = "the controller's view lags {int} milliseconds behind for {int} seconds")]
 #[when(expr = "the controller's view lags {int} milliseconds behind for {int} seconds")]
 async fn stale_by_time(w: &mut KepWorld, ms: u64, secs: u64) -> anyhow::Result<()> {
     let words = format!("the controller's view lags {ms} milliseconds behind for {secs} seconds");
-    let lag = Lag::Time(Duration::from_millis(ms));
-    faults::stale_view(
-        w.sc()?,
-        &words,
-        lag,
-        Duration::from_secs(secs),
-        MustFire::Acted,
-        None,
-    )
+    stale(w, &words, Lag::Time(Duration::from_millis(ms)), secs, None)
 }
 
 #[given(expr = "the controller's view of {word} lags {int} milliseconds behind for {int} seconds")]
@@ -168,14 +166,7 @@ async fn stale_resource_by_time(
         "the controller's view of {resource} lags {ms} milliseconds behind for {secs} seconds"
     );
     let lag = Lag::Time(Duration::from_millis(ms));
-    faults::stale_view(
-        w.sc()?,
-        &words,
-        lag,
-        Duration::from_secs(secs),
-        MustFire::Acted,
-        Some(&resource),
-    )
+    stale(w, &words, lag, secs, Some(&resource))
 }
 
 #[when(

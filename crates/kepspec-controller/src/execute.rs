@@ -51,14 +51,22 @@ pub(crate) struct Outcome {
     pub forced: Vec<(String, bool)>,
 }
 
+impl Freshness {
+    /// The newer of two, kind by kind.
+    pub(crate) fn max(self, other: Freshness) -> Freshness {
+        Freshness {
+            pods: self.pods.max(other.pods),
+            sets: self.sets.max(other.sets),
+            revisions: self.revisions.max(other.revisions),
+        }
+    }
+}
+
 impl Outcome {
     /// Adds what another part of the same plan did.
     fn merge(&mut self, other: Outcome) {
         self.writes += other.writes;
-        let (f, o) = (&mut self.freshness, other.freshness);
-        f.pods = f.pods.max(o.pods);
-        f.sets = f.sets.max(o.sets);
-        f.revisions = f.revisions.max(o.revisions);
+        self.freshness = self.freshness.max(other.freshness);
         self.forced.extend(other.forced);
     }
 }

@@ -656,16 +656,7 @@ async fn sync_fresh(
             .metrics
             .forced_replacement(&ns, &target.regarding.name, *succeeded, stuck_for);
     }
-    let f = outcome.freshness;
-    record_writes(
-        ctx,
-        &key,
-        Freshness {
-            pods: f.pods.max(claimed.pods),
-            sets: f.sets,
-            revisions: f.revisions.max(claimed.revisions),
-        },
-    );
+    record_writes(ctx, &key, outcome.freshness.max(claimed));
     result?;
     Ok(plan.requeue_after)
 }
