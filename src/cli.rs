@@ -223,6 +223,11 @@ pub struct BenchArgs {
     /// states this build's wall and CPU time as a ratio of its.
     #[arg(long, value_name = "BINARY")]
     pub baseline: Option<PathBuf>,
+    /// Where the baseline runs (its own checkout, whose `features/` it was
+    /// built for); the current directory when not given. The ratio of CPU
+    /// per scenario then compares the two builds each on its own spec.
+    #[arg(long, value_name = "DIR", requires = "baseline")]
+    pub baseline_dir: Option<PathBuf>,
     /// Runs of the whole spec per binary; the report gives the median.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,

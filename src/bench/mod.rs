@@ -45,6 +45,8 @@ pub struct BenchOptions {
     /// Another kepspec binary (e.g. the previous commit's build) to run the
     /// whole-spec benchmark with too, alternating with this one.
     pub baseline: Option<std::path::PathBuf>,
+    /// The directory the baseline runs in (the current one when `None`).
+    pub baseline_dir: Option<std::path::PathBuf>,
     /// Runs of the whole spec per binary (at least 1).
     pub rounds: u32,
 }
@@ -194,7 +196,15 @@ async fn run_one(name: &str, mode: Mode, opts: &BenchOptions) -> anyhow::Result<
         "plan" => plan::reconcile(mode).await,
         "checkers" => checkers::rules(mode).await,
         "scenario" => scenario::overhead(mode).await,
-        "suite" => suite::wall_time(mode, opts.baseline.as_deref(), opts.rounds).await,
+        "suite" => {
+            suite::wall_time(
+                mode,
+                opts.baseline.as_deref(),
+                opts.baseline_dir.as_deref(),
+                opts.rounds,
+            )
+            .await
+        }
         other => anyhow::bail!("unknown benchmark {other}"),
     }
 }

@@ -68,11 +68,16 @@ fn scenarios_run(closing: &str) -> Option<u64> {
     Some(count(" passed")? + count(" failed").unwrap_or(0))
 }
 
-/// Runs `binary run -q` from the current directory and measures it.
-pub(crate) async fn run_suite(binary: &Path) -> anyhow::Result<SuiteRun> {
+/// Runs `binary run -q` in `dir` (the current directory when `None`) and
+/// measures it.
+pub(crate) async fn run_suite(binary: &Path, dir: Option<&Path>) -> anyhow::Result<SuiteRun> {
     let before = children_cpu();
     let t0 = Instant::now();
-    let child = tokio::process::Command::new(binary)
+    let mut command = tokio::process::Command::new(binary);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let child = command
         .args(["run", "-q"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -150,11 +155,14 @@ fn ratio(new: Duration, old: Duration) -> String {
 /// or a built one (a release build preferred), and with `baseline` too when
 /// given: then the two alternate (this, baseline, baseline, this, ... for
 /// `rounds` rounds, so a drift of the machine weighs on both alike) and the
-/// section states their ratio. Skipped in quick mode or when there is no
-/// binary or no `features/` directory here.
+/// section states their ratio. The baseline runs in `baseline_dir` when
+/// given (its own checkout), so each build runs the spec it was built for.
+/// Skipped in quick mode or when there is no binary or no `features/`
+/// directory here.
 pub(crate) async fn wall_time(
     mode: Mode,
     baseline: Option<&Path>,
+    baseline_dir: Option<&Path>,
     rounds: u32,
 ) -> anyhow::Result<Section> {
     let mut s = Section::new("suite", "Full specification: wall time and CPU");
@@ -180,6 +188,13 @@ pub(crate) async fn wall_time(
     if let Some(old) = baseline {
         anyhow::ensure!(old.is_file(), "baseline binary {} not found", old.display());
     }
+    if let Some(dir) = baseline_dir {
+        anyhow::ensure!(
+            dir.join("features").is_dir(),
+            "baseline directory {} holds no features/ directory",
+            dir.display()
+        );
+    }
     let rounds = rounds.max(1);
     let mut this_runs = Vec::new();
     let mut old_runs = Vec::new();
@@ -191,12 +206,12 @@ pub(crate) async fn wall_time(
             (true, false) => vec![false, true],
         };
         for this in order {
-            let (path, into) = match (this, baseline) {
-                (true, _) | (false, None) => (binary.as_path(), &mut this_runs),
-                (false, Some(old)) => (old, &mut old_runs),
+            let (path, dir, into) = match (this, baseline) {
+                (true, _) | (false, None) => (binary.as_path(), None, &mut this_runs),
+                (false, Some(old)) => (old, baseline_dir, &mut old_runs),
             };
             eprintln!("bench: suite round {} with {}", round + 1, path.display());
-            into.push(run_suite(path).await?);
+            into.push(run_suite(path, dir).await?);
         }
     }
     // The goal is this build's; the baseline's exit codes are rows of their own.
@@ -220,7 +235,13 @@ pub(crate) async fn wall_time(
     ));
     if let (Some(old_path), Some(old)) = (baseline, medians(&old_runs)) {
         s.row(Row::info(
-            format!("baseline `{}`: wall", old_path.display()),
+            format!(
+                "baseline `{}`{}: wall",
+                old_path.display(),
+                baseline_dir
+                    .map(|d| format!(" (run in `{}`)", d.display()))
+                    .unwrap_or_default()
+            ),
             &n,
             duration(old.wall),
         ))

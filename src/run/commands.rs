@@ -385,6 +385,7 @@ pub async fn bench(args: &crate::cli::BenchArgs) -> u8 {
         quick: args.quick,
         only: args.only.clone(),
         baseline: args.baseline.clone(),
+        baseline_dir: args.baseline_dir.clone(),
         rounds: args.rounds,
     };
     match crate::bench::run(opts).await {
