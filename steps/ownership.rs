@@ -36,7 +36,24 @@ async fn controlled_by_nothing(w: &mut KepWorld, n: u64, pod: String) -> anyhow:
 
 #[when(expr = "a pod {string} with the labels of {string} is created")]
 async fn stray(w: &mut KepWorld, pod: String, set: String) -> anyhow::Result<()> {
-    Ok(crate::harness::ownership::stray_pod(w.sc()?, &pod, &set).await?)
+    Ok(crate::harness::ownership::stray_pod(w.sc()?, &pod, &set, None).await?)
+}
+
+#[when(
+    expr = "a pod {string} with the labels of {string} and the ConfigMap {string} as its controller is created"
+)]
+async fn other_controllers_pod(
+    w: &mut KepWorld,
+    pod: String,
+    set: String,
+    cm: String,
+) -> anyhow::Result<()> {
+    Ok(crate::harness::ownership::stray_pod(w.sc()?, &pod, &set, Some(&cm)).await?)
+}
+
+#[then(expr = "for {int} seconds pod {string} keeps the controller the scenario last left it with")]
+async fn controller_kept(w: &mut KepWorld, n: u64, pod: String) -> anyhow::Result<()> {
+    ownership::controller_kept(w.sc()?, &pod, Duration::from_secs(n)).await
 }
 
 #[then(expr = "for {int} seconds pod {string} is controlled by nothing")]

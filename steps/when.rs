@@ -261,7 +261,12 @@ async fn succeed_pod(w: &mut KepWorld, pod: String) -> anyhow::Result<()> {
 
 #[when(expr = "the StatefulSet {string} is deleted")]
 async fn delete_set(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    Ok(w.sc()?.delete_set(&set).await?)
+    Ok(w.sc()?.delete_set(&set, false).await?)
+}
+
+#[when(expr = "the StatefulSet {string} is deleted in the foreground")]
+async fn delete_set_foreground(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    Ok(w.sc()?.delete_set(&set, true).await?)
 }
 
 #[when(

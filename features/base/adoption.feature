@@ -7,7 +7,9 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
   StatefulSet controller runs on every sync: an orphan in the set's
   namespace whose labels the selector matches and whose name makes it a
   member of the set is adopted; a pod the set controls that the selector no
-  longer matches is released; neither while the set is being deleted.
+  longer matches is released; neither while the set is being deleted. A pod
+  another controller controls is left alone, whatever its name and labels,
+  and an orphan that is itself being deleted is not adopted.
   The name rule is upstream's isMemberOf (stateful_set_utils.go), the
   filter getPodsForStatefulSet hands to ClaimPods (stateful_set.go): a pod
   the selector matches whose name is not the set's name and an ordinal is
@@ -103,3 +105,38 @@ Feature: A StatefulSet adopts matching orphans and releases pods it no longer ma
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And at no moment were more than 1 pods of "web" unavailable
+
+  Scenario: a pod named like a replica that another controller controls is left alone
+    # rejects: a controller that takes a pod another controller controls for its own (it deletes web-2, above the replica count, as a pod to scale down, or rolls it out)
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    When a ConfigMap "keeper" is created
+    And a pod "web-2" with the labels of "web" and the ConfigMap "keeper" as its controller is created
+    And the checks that follow look only at what happens from here on
+    And the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And for 5 seconds pod "web-2" keeps the controller the scenario last left it with
+    And pod "web-2" was neither deleted nor created again
+
+  Scenario: a pod whose labels go while its set is being deleted is not released
+    # rejects: a controller that releases pods while its set is being deleted (web-1 loses its controller reference and outlives the set's foreground deletion)
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    And pod "web-1" has the finalizer "kepspec.io/hold"
+    When the StatefulSet "web" is deleted in the foreground
+    Then within 30 seconds pod "web-1" is terminating
+    When the labels of pod "web-1" are removed
+    Then for 5 seconds pod "web-1" keeps the controller the scenario last left it with
+    When the finalizer "kepspec.io/hold" is removed from pod "web-1"
+
+  Scenario: an orphan that is being deleted is not adopted
+    # rejects: a controller that adopts an orphan that is being deleted (web-1, held by its finalizer, gets the set as its controller again)
+    Given a StatefulSet "web" with 2 replicas
+    And all pods of "web" are running and ready
+    And pod "web-1" has the finalizer "kepspec.io/hold"
+    When pod "web-1" is deleted
+    Then within 30 seconds pod "web-1" is terminating
+    When the ownerReferences of pod "web-1" are removed
+    Then for 5 seconds pod "web-1" keeps the controller the scenario last left it with
+    When the finalizer "kepspec.io/hold" is removed from pod "web-1"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready

@@ -175,11 +175,24 @@ pub async fn backdate_ready(
     Ok(())
 }
 
-/// Creates pod `name`, owned by nothing, with the labels the selector of
-/// set `set` matches: a stray whose name does not make it a member of the
-/// set (upstream's `isMemberOf`: the name is `<set>-<ordinal>`).
-pub async fn stray_pod(sc: &mut Scenario, name: &str, set: &str) -> Result<(), RequestError> {
-    let what = format!("create pod {name} with the labels of {set}");
+/// Creates pod `name` with the labels the selector of set `set` matches,
+/// owned by nothing, or with `controller` (a ConfigMap of the scenario's
+/// namespace) as its controller. Owned by nothing, it is a stray whose name
+/// does not make it a member of the set (upstream's `isMemberOf`: the name is
+/// `<set>-<ordinal>`); with another controller, its name may well be a
+/// member's.
+pub async fn stray_pod(
+    sc: &mut Scenario,
+    name: &str,
+    set: &str,
+    controller: Option<&str>,
+) -> Result<(), RequestError> {
+    let what = match controller {
+        None => format!("create pod {name} with the labels of {set}"),
+        Some(cm) => {
+            format!("create pod {name} with the labels of {set}, controlled by ConfigMap {cm}")
+        }
+    };
     let obj = sc
         .sets_api()
         .get(set)
@@ -190,15 +203,84 @@ pub async fn stray_pod(sc: &mut Scenario, name: &str, set: &str) -> Result<(), R
         .lookup("/spec/selector/matchLabels")
         .cloned()
         .unwrap_or_else(|| json!({}));
+    let owners = match controller {
+        None => Value::Null,
+        Some(cm) => {
+            let uid = kube::Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(
+                sc.client.clone(),
+                &sc.namespace,
+            )
+            .get(cm)
+            .await
+            .map_err(|e| RequestError::from_kube(format!("read ConfigMap {cm}"), e))?
+            .uid()
+            .unwrap_or_default();
+            json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": cm, "uid": uid,
+                    "controller": true, "blockOwnerDeletion": true}])
+        }
+    };
     sc.create_pod(
         what,
         json!({
-            "metadata": {"name": name, "labels": labels},
+            "metadata": {"name": name, "labels": labels, "ownerReferences": owners},
             "spec": {"containers": [{"name": "app", "image": super::setspec::DEFAULT_IMAGE}]},
         }),
     )
     .await?;
     Ok(())
+}
+
+/// Waits `window`, then checks that every version of `pod` recorded after
+/// the scenario's last write to it has the controller reference that write
+/// left it with (the same owner uid, or none): nobody adopted, released or
+/// took it over meanwhile. The window starts at that write, not at this
+/// step, so a controller quick enough to act between the two is judged too.
+pub async fn controller_kept(sc: &mut Scenario, pod: &str, window: Duration) -> anyhow::Result<()> {
+    use crate::history::checks::{no_entry, Breach};
+    let Some(&written) = sc.written.get(&(Kind::Pod, pod.to_string())) else {
+        anyhow::bail!(
+            "no step of this scenario wrote pod {pod}, so it was left with no controller reference to keep"
+        );
+    };
+    tokio::time::sleep(window).await;
+    let t = sc.timeline().await?;
+    let uid_of = |obj: &Value| {
+        controller_of(obj)
+            .and_then(|r| r["uid"].as_str())
+            .map(str::to_string)
+    };
+    let Some(base) = t
+        .of_object(Kind::Pod, pod)
+        .filter(|e| e.rv_number().is_some_and(|rv| rv <= written))
+        .last()
+    else {
+        anyhow::bail!(
+            "the recorder never saw pod {pod} as the scenario last wrote it (resourceVersion {written})"
+        );
+    };
+    let left = uid_of(&base.object);
+    let from = t.seq_after_rv(written, base.seq + 1);
+    let describe = |u: &Option<String>| match u {
+        Some(u) => format!("the controller with uid {u}"),
+        None => "no controller".to_string(),
+    };
+    let result = no_entry(&t, &clauses::controller_reference(), from, |e| {
+        if e.kind != Kind::Pod || e.name != pod {
+            return None;
+        }
+        let now = uid_of(&e.object);
+        (now != left).then(|| {
+            Breach::new(
+                format!(
+                    "pod {pod} went from {} to {}",
+                    describe(&left),
+                    describe(&now)
+                ),
+                vec![pod.to_string()],
+            )
+        })
+    });
+    super::checks::keep(sc, result)
 }
 
 /// Waits `window`, then checks that no recorded version of `pod` had a

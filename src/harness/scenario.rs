@@ -660,11 +660,19 @@ impl Scenario {
         .await
     }
 
-    /// Deletes the set as `kubectl delete statefulset` does (background cascade).
-    pub async fn delete_set(&mut self, name: &str) -> Result<(), RequestError> {
+    /// Deletes the set as `kubectl delete statefulset` does (background
+    /// cascade), or with `foreground` as `kubectl delete --cascade=foreground`
+    /// does: the set stays, being deleted, until the garbage collector has
+    /// removed the dependents that block its deletion.
+    pub async fn delete_set(&mut self, name: &str, foreground: bool) -> Result<(), RequestError> {
         self.note_change().await;
+        let params = if foreground {
+            DeleteParams::foreground()
+        } else {
+            DeleteParams::background()
+        };
         self.sets_api()
-            .delete(name, &DeleteParams::background())
+            .delete(name, &params)
             .await
             .map(|o| {
                 if let either::Either::Left(o) = o {

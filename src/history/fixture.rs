@@ -77,18 +77,32 @@ impl TimelineBuilder {
         self
     }
 
-    /// Creates pod `name` with revision label `revision` (Pending).
+    /// Creates pod `name` with revision label `revision` (Pending),
+    /// controlled by the StatefulSet its name makes it a member of, as a
+    /// controller creates it.
     pub(crate) fn create_pod(&mut self, name: &str, revision: &str) -> &mut Self {
         let uid = self.new_uid(name);
+        let owners = match super::views::split_ordinal(name) {
+            Some((set, _)) => json!([{"apiVersion": "apps/v1", "kind": "StatefulSet",
+                "name": set, "uid": format!("{set}-uid"), "controller": true,
+                "blockOwnerDeletion": true}]),
+            None => Value::Null,
+        };
         let obj = json!({
             "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "uid": uid,
+            "metadata": {"name": name, "uid": uid, "ownerReferences": owners,
                 "labels": {super::views::REVISION_LABEL: revision}},
             "spec": {},
             "status": {"phase": "Pending"}
         });
         self.push(Kind::Pod, Change::Added, obj);
         self
+    }
+
+    /// Pod `name` gets `refs` as its ownerReferences (`null`: none).
+    #[cfg(test)]
+    pub(crate) fn pod_owners(&mut self, name: &str, refs: Value) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| o["metadata"]["ownerReferences"] = refs)
     }
 
     /// Pod `name` runs and becomes Ready.

@@ -130,6 +130,9 @@ pub(crate) struct Reading {
     scheduled: bool,
     waiting_reason: Option<Box<str>>,
     ready_transition: Option<jiff::Timestamp>,
+    /// The name of the pod's controller, when it has one and it is a
+    /// StatefulSet; `Some("")` for a controller of another kind.
+    controller: Option<Box<str>>,
 }
 
 impl Reading {
@@ -147,6 +150,26 @@ impl Reading {
             } else {
                 None
             },
+            controller: pod
+                .lookup("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+                .map(|r| match (r["kind"].as_str(), r["name"].as_str()) {
+                    (Some("StatefulSet"), Some(name)) => Box::from(name),
+                    _ => Box::from(""),
+                }),
+        }
+    }
+
+    /// Whether the pod may be a pod of set `parent`, as upstream's
+    /// `ClaimObject` decides: its controller is that set, or it has none and
+    /// is not being deleted (an orphan the set may adopt). A pod another
+    /// controller controls, and an orphan being deleted, are never a set's,
+    /// whatever their names: no controller counts them in its status.
+    fn may_belong_to(&self, parent: &str) -> bool {
+        match self.controller.as_deref() {
+            Some(c) => c == parent,
+            None => !self.terminating,
         }
     }
 
@@ -437,7 +460,9 @@ impl<'t> State<'t> {
             PodNow {
                 entry: e,
                 ordinal: split.map(|(_, n)| n),
-                parent: split.map(|(p, _)| p),
+                parent: split
+                    .map(|(p, _)| p)
+                    .filter(|p| e.reading().may_belong_to(p)),
                 revision: f.revision,
                 ready: f.ready,
                 terminating: f.terminating,
@@ -466,7 +491,8 @@ impl<'t> State<'t> {
     pub fn pod_at(&self, set: &str, ordinal: i32) -> Option<&PodNow<'t>> {
         let name = format!("{set}-{ordinal}");
         match self.pods.get(name.as_str()) {
-            Some(p) => Some(p),
+            Some(p) if p.parent == Some(set) => Some(p),
+            Some(_) => None,
             // Non-canonical spellings such as `web-01`.
             None => self.pods_of(set).find(|p| p.ordinal == Some(ordinal)),
         }

@@ -94,6 +94,30 @@ pub(crate) fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Cla
     }
 }
 
+/// The decisions of the claim defects, which take one case of upstream's
+/// `ClaimObject` the wrong way.
+#[cfg(kepspec_defects)]
+fn distort(claim: Claim, set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
+    use super::defects::Defect;
+    let matches = member && selects(set.selector, meta);
+    let controller = controller_of(meta).map(|r| r.uid == set.uid);
+    match (Defect::active(), controller) {
+        (Some(Defect::ClaimOthersPods), Some(false)) if matches => Claim::Own,
+        (Some(Defect::ReleaseWhileDeleting), Some(true)) if !matches && set.deleting => {
+            Claim::Release
+        }
+        (Some(Defect::AdoptTerminatingOrphan), None)
+            if matches
+                && !set.deleting
+                && meta.deletion_timestamp.is_some()
+                && meta.namespace.as_deref() == Some(set.namespace) =>
+        {
+            Claim::Adopt
+        }
+        _ => claim,
+    }
+}
+
 /// The strategic merge patch that adopts an object (upstream's
 /// `ownerRefControllerPatch`): the set as controller, blocking owner
 /// deletion, and the object's uid as a precondition.
@@ -157,11 +181,11 @@ pub(crate) async fn claim(
         .pods
         .iter()
         .map(|p| {
-            decide(
-                &claimant,
-                &p.metadata,
-                by_selector || super::pods::is_member(&name, p),
-            )
+            let member = by_selector || super::pods::is_member(&name, p);
+            let claim = decide(&claimant, &p.metadata, member);
+            #[cfg(kepspec_defects)]
+            let claim = distort(claim, &claimant, &p.metadata, member);
+            claim
         })
         .collect();
     #[cfg_attr(not(kepspec_defects), allow(unused_mut))]

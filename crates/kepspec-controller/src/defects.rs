@@ -163,6 +163,15 @@ pub enum Defect {
     /// Adoption by the selector alone, without upstream's name rule
     /// (`isMemberOf`).
     AdoptBySelector,
+    /// Adoption (upstream's `ClaimObject`): takes a pod another controller
+    /// controls for its own when its selector and name rule match it.
+    ClaimOthersPods,
+    /// Adoption (upstream's `ClaimObject`): releases a pod its selector no
+    /// longer matches while the set is being deleted.
+    ReleaseWhileDeleting,
+    /// Adoption (upstream's `ClaimObject`): adopts a matching orphan that is
+    /// itself being deleted.
+    AdoptTerminatingOrphan,
     /// KEP-3541 Phase 1: reports RecreateInProgress only once it creates
     /// pods again, keeping the condition it had while it deletes and waits.
     LateRecreateInProgress,
@@ -268,7 +277,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 75] = [
+    pub const ALL: [(&'static str, Defect); 78] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -358,6 +367,9 @@ impl Defect {
         ("rollback-keeps-number", Defect::RollbackKeepsNumber),
         ("ignore-own-writes", Defect::IgnoreOwnWrites),
         ("adopt-on-stale-cache", Defect::AdoptOnStaleCache),
+        ("claim-others-pods", Defect::ClaimOthersPods),
+        ("release-while-deleting", Defect::ReleaseWhileDeleting),
+        ("adopt-terminating-orphan", Defect::AdoptTerminatingOrphan),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -688,6 +700,9 @@ pub fn distort_input(
         | Defect::RollbackKeepsNumber
         | Defect::IgnoreOwnWrites
         | Defect::AdoptOnStaleCache
+        | Defect::ClaimOthersPods
+        | Defect::ReleaseWhileDeleting
+        | Defect::AdoptTerminatingOrphan
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit

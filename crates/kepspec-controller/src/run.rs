@@ -380,6 +380,16 @@ async fn sync(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Again, SyncE
 
     let key = key_of(&set);
     if set.metadata.deletion_timestamp.is_some() {
+        #[cfg(kepspec_defects)]
+        if super::defects::Defect::active() == Some(super::defects::Defect::ReleaseWhileDeleting) {
+            let view = View::cached(&set, &ctx.pods, &ctx.claims, &ctx.revisions);
+            let mut written = Freshness::default();
+            let claimed =
+                super::adoption::claim(&ctx.client, &ctx.opts.resource, &set, view, &mut written)
+                    .await;
+            record_writes(&ctx, &key, written);
+            claimed?;
+        }
         return Ok(None);
     }
     let started = std::time::Instant::now();

@@ -61,6 +61,10 @@ impl Keep {
 
     /// In the set's namespace, and the set's or nobody's.
     fn owned<K: kube::Resource>(&self, o: &K) -> bool {
+        #[cfg(kepspec_defects)]
+        if super::defects::Defect::active() == Some(super::defects::Defect::ClaimOthersPods) {
+            return self.here(o);
+        }
         self.here(o)
             && controlled_by_or_orphan(
                 &self.uid,

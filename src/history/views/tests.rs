@@ -143,6 +143,32 @@ fn instants_count_by_revision() {
 }
 
 #[test]
+fn a_set_has_the_pods_it_controls_and_the_orphans_it_may_adopt() {
+    let mut b = TimelineBuilder::new();
+    b.ready_set("web", 3, "a");
+    // web-0 stays the set's; web-1 becomes an orphan, then one being
+    // deleted; another controller takes web-2.
+    b.pod_owners("web-1", serde_json::Value::Null);
+    b.pod_owners(
+        "web-2",
+        json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "web", "uid": "cm",
+                "controller": true}]),
+    );
+    let names = |t: &Timeline| {
+        state_before(t, t.next_seq())
+            .pods_of("web")
+            .map(|p| p.name().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(b.timeline()), ["web-0", "web-1"]);
+    assert!(state_before(b.timeline(), b.timeline().next_seq())
+        .pod_at("web", 2)
+        .is_none());
+    b.terminate("web-1");
+    assert_eq!(names(b.timeline()), ["web-0"]);
+}
+
+#[test]
 fn fold_sees_the_state_before_and_scan_after() {
     let mut b = TimelineBuilder::new();
     b.create_pod("web-0", "a").create_pod("web-1", "a");
