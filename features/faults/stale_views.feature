@@ -104,3 +104,25 @@ Feature: Rollouts keep their guarantees when the controller's view is stale
     Then within 30 seconds pod "web-0" is controlled by the StatefulSet "web"
     And pod "web-0" was neither deleted nor created again
     And every injected fault was triggered
+
+  # Upstream reads the set again before the first adoption of a sync
+  # (RecheckDeletionTimestamp in pkg/controller/controller_ref_manager.go,
+  # which getPodsForStatefulSet hands to ClaimPods, stateful_set.go): a set
+  # its informer still shows alive may be being deleted, and an orphan
+  # adopted then would go with it. Here the controller's StatefulSet informer
+  # lags three seconds while its pod informer is current, and the set is held
+  # in foreground deletion by its pod's finalizer when an orphan that its
+  # selector and name rule match appears: the orphan's watch event starts a
+  # sync of the set as the lagging cache still shows it, alive.
+  # rejects: a controller that adopts on its cached view of the set alone (the orphan web-3 gets the set being deleted as its controller, and would go with it)
+  @adoption
+  Scenario: an orphan that appears while its set is being deleted is not adopted, though the controller's view of the set lags
+    Given a StatefulSet "web" with 1 replica
+    And all pods of "web" are running and ready
+    And pod "web-0" has the finalizer "kepspec.io/hold"
+    And the controller's view of statefulsets lags 3000 milliseconds behind for 20 seconds
+    When the StatefulSet "web" is deleted in the foreground
+    And a pod "web-3" with the labels of "web" is created
+    Then for 5 seconds pod "web-3" keeps the controller the scenario last left it with
+    When the finalizer "kepspec.io/hold" is removed from pod "web-0"
+    Then every injected fault was triggered

@@ -205,10 +205,16 @@ pub(crate) async fn claim(
         pod_claims.iter_mut().for_each(own);
         revision_claims.iter_mut().for_each(own);
     }
-    if pod_claims
-        .iter()
-        .chain(&revision_claims)
-        .any(|c| *c == Claim::Adopt)
+    #[cfg(kepspec_defects)]
+    let recheck_first =
+        super::defects::Defect::active() != Some(super::defects::Defect::AdoptWithoutRecheck);
+    #[cfg(not(kepspec_defects))]
+    let recheck_first = true;
+    if recheck_first
+        && pod_claims
+            .iter()
+            .chain(&revision_claims)
+            .any(|c| *c == Claim::Adopt)
     {
         recheck(client, resource, &claimant).await?;
     }

@@ -172,6 +172,9 @@ pub enum Defect {
     /// Adoption (upstream's `ClaimObject`): adopts a matching orphan that is
     /// itself being deleted.
     AdoptTerminatingOrphan,
+    /// Adoption: adopts on its cached view of the set alone, without
+    /// reading the set again first (upstream's `RecheckDeletionTimestamp`).
+    AdoptWithoutRecheck,
     /// KEP-3541 Phase 1: reports RecreateInProgress only once it creates
     /// pods again, keeping the condition it had while it deletes and waits.
     LateRecreateInProgress,
@@ -277,7 +280,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 78] = [
+    pub const ALL: [(&'static str, Defect); 79] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -370,6 +373,7 @@ impl Defect {
         ("claim-others-pods", Defect::ClaimOthersPods),
         ("release-while-deleting", Defect::ReleaseWhileDeleting),
         ("adopt-terminating-orphan", Defect::AdoptTerminatingOrphan),
+        ("adopt-without-recheck", Defect::AdoptWithoutRecheck),
         ("kruise-ignore-paused", Defect::KruiseIgnorePaused),
         ("kruise-create-reserved", Defect::KruiseCreateReserved),
         ("kruise-no-scale-limit", Defect::KruiseNoScaleLimit),
@@ -703,6 +707,7 @@ pub fn distort_input(
         | Defect::ClaimOthersPods
         | Defect::ReleaseWhileDeleting
         | Defect::AdoptTerminatingOrphan
+        | Defect::AdoptWithoutRecheck
         | Defect::KruiseIgnorePaused
         | Defect::KruiseCreateReserved
         | Defect::KruiseNoScaleLimit
