@@ -372,6 +372,12 @@ impl WatchJob {
         let mut stale = None;
         let mut look_up = true;
         loop {
+            // A view installed before a change must apply to it: the select
+            // below may wake for the change first when both are ready.
+            if views.has_changed().unwrap_or(false) {
+                views.borrow_and_update();
+                look_up = true;
+            }
             let expired = stale
                 .as_ref()
                 .is_some_and(|(_, v): &(RuleId, StaleView)| !v.active(Instant::now()));
