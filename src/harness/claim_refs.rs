@@ -12,7 +12,7 @@
 
 #![allow(clippy::result_large_err)]
 
-use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim};
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::api::{Api, Patch, PatchParams};
 use kube::ResourceExt;
 use serde_json::{json, Value};
@@ -54,15 +54,7 @@ fn rv_key(claim: &str) -> String {
 async fn reference(sc: &Scenario, given: &Given, what: &str) -> Result<Value, RequestError> {
     let err = |e| RequestError::from_kube(what.to_string(), e);
     Ok(match given {
-        Given::External(cm) => {
-            let uid = Api::<ConfigMap>::namespaced(sc.client.clone(), &sc.namespace)
-                .get(cm)
-                .await
-                .map_err(err)?
-                .uid()
-                .unwrap_or_default();
-            json!({"apiVersion": "v1", "kind": "ConfigMap", "name": cm, "uid": uid})
-        }
+        Given::External(cm) => sc.config_map_reference(cm, what).await?,
         Given::StaleSet(name, _) => json!({
             "apiVersion": "apps/v1", "kind": "StatefulSet", "name": name, "uid": STALE_UID,
             "controller": true, "blockOwnerDeletion": true,

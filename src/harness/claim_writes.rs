@@ -77,6 +77,23 @@ impl Scenario {
             .map_err(|e| RequestError::from_kube(format!("create ConfigMap {name}"), e))
     }
 
+    /// An ownerReference to the scenario's ConfigMap `name` (its current
+    /// uid), for a step to make it an owner or a controller; `what` names
+    /// the step's action in an error.
+    pub(crate) async fn config_map_reference(
+        &self,
+        name: &str,
+        what: &str,
+    ) -> Result<serde_json::Value, RequestError> {
+        let uid = Api::<ConfigMap>::namespaced(self.client.clone(), &self.namespace)
+            .get(name)
+            .await
+            .map_err(|e| RequestError::from_kube(what.to_string(), e))?
+            .uid()
+            .unwrap_or_default();
+        Ok(json!({"apiVersion": "v1", "kind": "ConfigMap", "name": name, "uid": uid}))
+    }
+
     /// Replaces a claim's ownerReferences: `controller` names a ConfigMap to
     /// stand as its controller, or None to leave it without any.
     pub async fn set_claim_controller(
@@ -87,13 +104,9 @@ impl Scenario {
         let what = format!("set the ownerReferences of PersistentVolumeClaim {claim}");
         let refs = match controller {
             Some(cm) => {
-                let uid = Api::<ConfigMap>::namespaced(self.client.clone(), &self.namespace)
-                    .get(cm)
-                    .await
-                    .map_err(|e| RequestError::from_kube(what.clone(), e))?
-                    .uid()
-                    .unwrap_or_default();
-                json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": cm, "uid": uid, "controller": true}])
+                let mut r = self.config_map_reference(cm, &what).await?;
+                r["controller"] = json!(true);
+                json!([r])
             }
             None => serde_json::Value::Null,
         };

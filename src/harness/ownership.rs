@@ -206,17 +206,12 @@ pub async fn stray_pod(
     let owners = match controller {
         None => Value::Null,
         Some(cm) => {
-            let uid = kube::Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(
-                sc.client.clone(),
-                &sc.namespace,
-            )
-            .get(cm)
-            .await
-            .map_err(|e| RequestError::from_kube(format!("read ConfigMap {cm}"), e))?
-            .uid()
-            .unwrap_or_default();
-            json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": cm, "uid": uid,
-                    "controller": true, "blockOwnerDeletion": true}])
+            let mut r = sc
+                .config_map_reference(cm, &format!("read ConfigMap {cm}"))
+                .await?;
+            r["controller"] = json!(true);
+            r["blockOwnerDeletion"] = json!(true);
+            json!([r])
         }
     };
     sc.create_pod(
