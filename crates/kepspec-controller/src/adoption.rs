@@ -97,11 +97,17 @@ pub(crate) fn decide(set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Cla
 /// The decisions of the claim defects, which take one case of upstream's
 /// `ClaimObject` the wrong way.
 #[cfg(kepspec_defects)]
-fn distort(claim: Claim, set: &Claimant<'_>, meta: &ObjectMeta, member: bool) -> Claim {
+fn distort(
+    defect: Option<super::defects::Defect>,
+    claim: Claim,
+    set: &Claimant<'_>,
+    meta: &ObjectMeta,
+    member: bool,
+) -> Claim {
     use super::defects::Defect;
     let matches = member && selects(set.selector, meta);
     let controller = controller_of(meta).map(|r| r.uid == set.uid);
-    match (Defect::active(), controller) {
+    match (defect, controller) {
         (Some(Defect::ClaimOthersPods), Some(false)) if matches => Claim::Own,
         (Some(Defect::ReleaseWhileDeleting), Some(true)) if !matches && set.deleting => {
             Claim::Release
@@ -172,8 +178,9 @@ pub(crate) async fn claim(
         deleting: set.metadata.deletion_timestamp.is_some(),
     };
     #[cfg(kepspec_defects)]
-    let by_selector =
-        super::defects::Defect::active() == Some(super::defects::Defect::AdoptBySelector);
+    let defect = super::defects::Defect::active();
+    #[cfg(kepspec_defects)]
+    let by_selector = defect == Some(super::defects::Defect::AdoptBySelector);
     #[cfg(not(kepspec_defects))]
     let by_selector = false;
     #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
@@ -184,7 +191,7 @@ pub(crate) async fn claim(
             let member = by_selector || super::pods::is_member(&name, p);
             let claim = decide(&claimant, &p.metadata, member);
             #[cfg(kepspec_defects)]
-            let claim = distort(claim, &claimant, &p.metadata, member);
+            let claim = distort(defect, claim, &claimant, &p.metadata, member);
             claim
         })
         .collect();
@@ -195,7 +202,7 @@ pub(crate) async fn claim(
         .map(|r| decide(&claimant, &r.metadata, true))
         .collect();
     #[cfg(kepspec_defects)]
-    if super::defects::Defect::active() == Some(super::defects::Defect::NoAdoption) {
+    if defect == Some(super::defects::Defect::NoAdoption) {
         let own = |c: &mut Claim| {
             *c = match *c {
                 Claim::Own | Claim::Release => Claim::Own,
@@ -206,8 +213,7 @@ pub(crate) async fn claim(
         revision_claims.iter_mut().for_each(own);
     }
     #[cfg(kepspec_defects)]
-    let recheck_first =
-        super::defects::Defect::active() != Some(super::defects::Defect::AdoptWithoutRecheck);
+    let recheck_first = defect != Some(super::defects::Defect::AdoptWithoutRecheck);
     #[cfg(not(kepspec_defects))]
     let recheck_first = true;
     if recheck_first

@@ -44,6 +44,9 @@ fn controlled_by_or_orphan(uid: &str, refs: &[OwnerReference]) -> bool {
 struct Keep {
     namespace: String,
     uid: String,
+    /// The defect `claim-others-pods`: other controllers' objects too.
+    #[cfg(kepspec_defects)]
+    others_too: bool,
 }
 
 impl Keep {
@@ -51,6 +54,9 @@ impl Keep {
         Keep {
             namespace: set.namespace().unwrap_or_default(),
             uid: set.uid().unwrap_or_default(),
+            #[cfg(kepspec_defects)]
+            others_too: super::defects::Defect::active()
+                == Some(super::defects::Defect::ClaimOthersPods),
         }
     }
 
@@ -62,7 +68,7 @@ impl Keep {
     /// In the set's namespace, and the set's or nobody's.
     fn owned<K: kube::Resource>(&self, o: &K) -> bool {
         #[cfg(kepspec_defects)]
-        if super::defects::Defect::active() == Some(super::defects::Defect::ClaimOthersPods) {
+        if self.others_too {
             return self.here(o);
         }
         self.here(o)
