@@ -130,9 +130,8 @@ pub(crate) struct Reading {
     scheduled: bool,
     waiting_reason: Option<Box<str>>,
     ready_transition: Option<jiff::Timestamp>,
-    /// The name of the pod's controller, when it has one and it is a
-    /// StatefulSet; `Some("")` for a controller of another kind.
-    controller: Option<Box<str>>,
+    /// The kind and name its controller reference gives, when it has one.
+    controller: Option<(Box<str>, Box<str>)>,
 }
 
 impl Reading {
@@ -154,21 +153,24 @@ impl Reading {
                 .lookup("/metadata/ownerReferences")
                 .and_then(Value::as_array)
                 .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
-                .map(|r| match (r["kind"].as_str(), r["name"].as_str()) {
-                    (Some("StatefulSet"), Some(name)) => Box::from(name),
-                    _ => Box::from(""),
+                .map(|r| {
+                    let field = |f: &str| Box::from(r[f].as_str().unwrap_or_default());
+                    (field("kind"), field("name"))
                 }),
         }
     }
 
     /// Whether the pod may be a pod of set `parent`, as upstream's
-    /// `ClaimObject` decides: its controller is that set, or it has none and
-    /// is not being deleted (an orphan the set may adopt). A pod another
-    /// controller controls, and an orphan being deleted, are never a set's,
-    /// whatever their names: no controller counts them in its status.
-    fn may_belong_to(&self, parent: &str) -> bool {
-        match self.controller.as_deref() {
-            Some(c) => c == parent,
+    /// `ClaimObject` decides: its controller reference names that set (of
+    /// the kind the recorded set has, `set_kind`, when the set was
+    /// recorded: the target's resource, whatever it is called), or it has
+    /// none and is not being deleted (an orphan the set may adopt). A pod
+    /// another controller controls, and an orphan being deleted, are never
+    /// a set's, whatever their names: no controller counts them in its
+    /// status.
+    fn may_belong_to(&self, parent: &str, set_kind: Option<&str>) -> bool {
+        match &self.controller {
+            Some((kind, name)) => &**name == parent && set_kind.is_none_or(|k| k == &**kind),
             None => !self.terminating,
         }
     }
@@ -460,9 +462,10 @@ impl<'t> State<'t> {
             PodNow {
                 entry: e,
                 ordinal: split.map(|(_, n)| n),
-                parent: split
-                    .map(|(p, _)| p)
-                    .filter(|p| e.reading().may_belong_to(p)),
+                parent: split.map(|(p, _)| p).filter(|p| {
+                    let set_kind = self.sets.get(p).and_then(|s| s.object["kind"].as_str());
+                    e.reading().may_belong_to(p, set_kind)
+                }),
                 revision: f.revision,
                 ready: f.ready,
                 terminating: f.terminating,

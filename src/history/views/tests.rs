@@ -145,7 +145,7 @@ fn instants_count_by_revision() {
 #[test]
 fn a_set_has_the_pods_it_controls_and_the_orphans_it_may_adopt() {
     let mut b = TimelineBuilder::new();
-    b.ready_set("web", 3, "a");
+    b.set_status("web", json!({})).ready_set("web", 3, "a");
     // web-0 stays the set's; web-1 becomes an orphan, then one being
     // deleted; another controller takes web-2.
     b.pod_owners("web-1", serde_json::Value::Null);
