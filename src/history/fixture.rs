@@ -105,6 +105,16 @@ impl TimelineBuilder {
         self.modify(Kind::Pod, name, |o| o["metadata"]["ownerReferences"] = refs)
     }
 
+    /// StatefulSet `name` is recorded as a resource of another group and
+    /// kind, as a vendor's set is.
+    #[cfg(test)]
+    pub(crate) fn set_kind(&mut self, name: &str, api_version: &str, kind: &str) -> &mut Self {
+        self.modify(Kind::StatefulSet, name, |o| {
+            o["apiVersion"] = json!(api_version);
+            o["kind"] = json!(kind);
+        })
+    }
+
     /// Pod `name` runs and becomes Ready.
     pub(crate) fn ready(&mut self, name: &str) -> &mut Self {
         self.modify(Kind::Pod, name, |o| {

@@ -169,6 +169,28 @@ fn a_set_has_the_pods_it_controls_and_the_orphans_it_may_adopt() {
 }
 
 #[test]
+fn a_vendor_set_has_the_pods_its_own_kind_controls() {
+    let mut b = TimelineBuilder::new();
+    b.set_status("web", json!({}))
+        .set_kind("web", "example.com/v1", "WidgetSet")
+        .create_pod("web-0", "a")
+        .create_pod("web-1", "a");
+    // web-0 is controlled by the recorded set's kind; web-1 by an apps/v1
+    // StatefulSet of the same name, which is not the recorded set.
+    b.pod_owners(
+        "web-0",
+        json!([{"apiVersion": "example.com/v1", "kind": "WidgetSet", "name": "web",
+                "uid": "w", "controller": true}]),
+    );
+    let t = b.timeline();
+    let state = state_before(t, t.next_seq());
+    let names: Vec<_> = state.pods_of("web").map(|p| p.name().to_string()).collect();
+    assert_eq!(names, ["web-0"]);
+    assert!(state.pod_at("web", 0).is_some());
+    assert!(state.pod_at("web", 1).is_none());
+}
+
+#[test]
 fn fold_sees_the_state_before_and_scan_after() {
     let mut b = TimelineBuilder::new();
     b.create_pod("web-0", "a").create_pod("web-1", "a");
