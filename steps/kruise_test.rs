@@ -10,11 +10,15 @@ use std::process::ExitCode;
 mod run_binary;
 
 fn main() -> ExitCode {
-    run_binary::kepspec([
+    // `KEPSPEC_SPEC_ARGS` adds options of `kepspec run`, as for the `spec`
+    // test (cargo-mutants runs the Kruise planners with `--fail-fast`).
+    let extra = std::env::var("KEPSPEC_SPEC_ARGS").unwrap_or_default();
+    let args = [
         "run",
         "--target",
         "clusters/targets/openkruise-advanced-statefulset.yaml",
         "--require",
         "@kruise",
-    ])
+    ];
+    run_binary::kepspec(args.into_iter().chain(extra.split_whitespace()))
 }
