@@ -461,6 +461,11 @@ async fn metric_reports(
     waits::metric_reports(w.sc()?, &metric, Some(&set), exactly, value as f64, secs(n)).await
 }
 
+#[then(expr = "the controller never counted {string} of {string}")]
+async fn metric_never_counted(w: &mut KepWorld, metric: String, set: String) -> anyhow::Result<()> {
+    waits::metric_never_counted(w.sc()?, &metric, &set).await
+}
+
 #[then(expr = "within {int} seconds the controller reports {string} as {int}")]
 async fn metric_reports_overall(
     w: &mut KepWorld,

@@ -194,6 +194,22 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     And within 10 seconds the controller reports "statefulset_safety_halt_total" of "web" as 2
     And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=failure}" of "web" as 1
 
+  # covers: D9
+  @metrics
+  Scenario: a highest ordinal that is only starting is no safety halt, an unschedulable one is
+    # rejects: a controller that counts a halt whenever the highest ordinal runs the update revision while lower ordinals wait, failing or only starting
+    # rejects: a controller that takes only a waiting container for a failure, not an unschedulable pod
+    Given a StatefulSet "web" with 3 replicas and update strategy "EnforcedRollingUpdate"
+    And all pods of "web" are running and ready
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=success}" of "web" as 1
+    And the controller never counted "statefulset_safety_halt_total" of "web"
+    When "web" is changed to a template that leaves its pods unschedulable
+    Then within 30 seconds pod "web-2" is unschedulable
+    And within 10 seconds the controller reports "statefulset_safety_halt_total" of "web" as 1
+    And for 3 seconds pod "web-1" is neither deleted nor replaced
+
   # covers: D1
   Scenario: the partition of the enforcedRollingUpdate block holds lower ordinals
     Given a StatefulSet "web" with 3 replicas, update strategy "EnforcedRollingUpdate" and partition "2"

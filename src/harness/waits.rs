@@ -422,6 +422,29 @@ pub async fn metric_reports(
     .await
 }
 
+/// Checks that the controller has counted nothing in the counter `metric`
+/// of `set`: no sample, or 0. A counter only grows, so its value now is a
+/// statement about every sync so far.
+pub async fn metric_never_counted(
+    sc: &mut Scenario,
+    metric: &str,
+    set: &str,
+) -> anyhow::Result<()> {
+    let Some(text) = sc.env.controller_metrics() else {
+        anyhow::bail!("the controller's metrics cannot be read on this target");
+    };
+    let of = (sc.namespace.as_str(), set);
+    match kepspec_core::scrape::sample(&text, metric, Some(of)) {
+        None => Ok(()),
+        Some(v) if v.abs() < f64::EPSILON => Ok(()),
+        Some(v) => {
+            let t = sc.timeline().await?;
+            let gap = format!("the controller reports {metric} of {set} as {v}");
+            Err(fail_at_end(sc, &t, &metric_clause(metric), gap))
+        }
+    }
+}
+
 /// Waits, up to `timeout`, for `metric` to keep one value for `period`
 /// (read every quarter second): a counter that settles once there is
 /// nothing left to retry. A sync already under way when the wait begins

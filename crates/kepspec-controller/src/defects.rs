@@ -112,6 +112,14 @@ pub enum Defect {
     /// KEP-3541 draft: emits ForcedReplacement for every replacement, the
     /// healthy ones too.
     ForcedEveryDeletion,
+    /// KEP-3541 draft "Monitoring Requirements": counts a safety halt
+    /// whenever the highest ordinal runs the update revision while lower
+    /// ordinals wait, a pod that is only starting too.
+    HaltWhileStarting,
+    /// KEP-3541 draft "Monitoring Requirements": takes only a waiting
+    /// container or a Failed pod for a failure, so an unschedulable highest
+    /// ordinal is no safety halt.
+    UnschedulableNoHalt,
     /// Status: keeps counting a pod of the current revision as current while
     /// it terminates (upstream counts only pods not being deleted).
     CurrentCountsTerminating,
@@ -280,7 +288,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 79] = [
+    pub const ALL: [(&'static str, Defect); 81] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -323,6 +331,8 @@ impl Defect {
         ("enforced-no-wait", Defect::EnforcedNoWait),
         ("enforced-walk-passes-all", Defect::EnforcedWalkPassesAll),
         ("forced-every-deletion", Defect::ForcedEveryDeletion),
+        ("halt-while-starting", Defect::HaltWhileStarting),
+        ("unschedulable-no-halt", Defect::UnschedulableNoHalt),
         (
             "current-counts-terminating",
             Defect::CurrentCountsTerminating,
@@ -678,6 +688,8 @@ pub fn distort_input(
         | Defect::RecreateStartedOnCreate
         | Defect::RecreateStartedOncePerSet
         | Defect::ForcedEveryDeletion
+        | Defect::HaltWhileStarting
+        | Defect::UnschedulableNoHalt
         | Defect::EnforcedPartitionAtUpdate
         | Defect::ForcedOnlyWhenFailing
         | Defect::StrategyConditionStays
@@ -1008,6 +1020,39 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                         reason: super::plan::FORCED_REPLACEMENT.into(),
                         message: format!("Forced replacement of pod {name}"),
                     }));
+                }
+            }
+        }
+        Defect::HaltWhileStarting => {
+            if let Phase::EnforcedRollingUpdate { safety_halt, .. } = &mut plan.phase {
+                let update = plan.status.update_revision.as_deref().unwrap_or_default();
+                let top = pods_seen
+                    .iter()
+                    .filter(|p| !pods::is_terminating(p))
+                    .max_by_key(|p| pods::ordinal(p));
+                let waiting = pods_seen.iter().any(|p| pods::pod_revision(p) != update);
+                if top.is_some_and(|p| pods::pod_revision(p) == update) && waiting {
+                    *safety_halt = true;
+                }
+            }
+        }
+        Defect::UnschedulableNoHalt => {
+            if let Phase::EnforcedRollingUpdate { safety_halt, .. } = &mut plan.phase {
+                let top = pods_seen
+                    .iter()
+                    .filter(|p| !pods::is_terminating(p))
+                    .max_by_key(|p| pods::ordinal(p));
+                let waiting_or_failed = top.is_some_and(|p| {
+                    let status = p.status.as_ref();
+                    status.and_then(|s| s.phase.as_deref()) == Some("Failed")
+                        || status
+                            .and_then(|s| s.container_statuses.as_deref())
+                            .unwrap_or(&[])
+                            .iter()
+                            .any(|c| c.state.as_ref().and_then(|s| s.waiting.as_ref()).is_some())
+                });
+                if !waiting_or_failed {
+                    *safety_halt = false;
                 }
             }
         }

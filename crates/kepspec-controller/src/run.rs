@@ -588,6 +588,27 @@ async fn sync_fresh(
             return Ok(None);
         }
     };
+    // A deliberate defect distorts what the controller does, and so what
+    // its metrics say of it.
+    #[cfg(kepspec_defects)]
+    if let Some(d) = defect {
+        let planned = plan.actions.clone();
+        super::defects::distort_plan(d, &mut plan, &pods, &typed);
+        super::defects::distort_history(d, &mut plan, &typed, &revisions);
+        if plan.actions != planned {
+            // The batches index the planned actions: a distorted plan runs
+            // its actions one by one.
+            plan.batches.clear();
+        }
+        let names: Vec<String> = claims
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
+        for claim in super::defects::claims_to_delete(d, &plan, &names, &typed) {
+            let api: Api<PersistentVolumeClaim> = Api::namespaced(ctx.client.clone(), &ns);
+            let _ = api.delete(&claim, &Default::default()).await;
+        }
+    }
     ctx.opts.metrics.synced(
         &ns,
         &regarding.name,
@@ -634,25 +655,6 @@ async fn sync_fresh(
         regarding,
         label_selector,
     };
-    #[cfg(kepspec_defects)]
-    if let Some(d) = defect {
-        let planned = plan.actions.clone();
-        super::defects::distort_plan(d, &mut plan, &pods, &typed);
-        super::defects::distort_history(d, &mut plan, &typed, &revisions);
-        if plan.actions != planned {
-            // The batches index the planned actions: a distorted plan runs
-            // its actions one by one.
-            plan.batches.clear();
-        }
-        let names: Vec<String> = claims
-            .iter()
-            .filter_map(|c| c.metadata.name.clone())
-            .collect();
-        for claim in super::defects::claims_to_delete(d, &plan, &names, &typed) {
-            let api: Api<PersistentVolumeClaim> = Api::namespaced(ctx.client.clone(), &ns);
-            let _ = api.delete(&claim, &Default::default()).await;
-        }
-    }
     vendor::retarget_plan(&mut plan, &uid, vendor::APPS_V1, kind);
     let (outcome, result) = execute::perform(&target, &plan, typed.status.as_ref()).await;
     // What took effect is recorded before a failure is returned: the next
