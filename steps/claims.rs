@@ -174,6 +174,26 @@ async fn give_not_controller(w: &mut KepWorld, claim: String, set: String) -> an
     Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
 }
 
+#[when(
+    expr = "the PersistentVolumeClaim {string} is given the ConfigMap {string} as its controller and the StatefulSet {string} as an owner that is not its controller"
+)]
+async fn give_controlled_beside_set(
+    w: &mut KepWorld,
+    claim: String,
+    cm: String,
+    set: String,
+) -> anyhow::Result<()> {
+    let given = claim_refs::Given::ControlledBesideSet(cm, set);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[then(
+    expr = "within {int} seconds the PersistentVolumeClaim {string} names only the ConfigMap it was given"
+)]
+async fn only_config_map_left(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {
+    claim_refs::only_config_map_left(w.sc()?, &claim, Duration::from_secs(n)).await
+}
+
 #[then(
     expr = "every version of the PersistentVolumeClaim {string} since it was given ownerReferences keeps them unchanged"
 )]

@@ -128,7 +128,9 @@ Feature: PersistentVolumeClaim retention policy
   # covers: E30
   Scenario: the set takes control of its claims beside another owner, leaves a claim another StatefulSet controls, and deletes only the claims it controls
     Upstream's e2e test should not delete PVCs when there is another
-    controller: a ConfigMap is an owner, not the controller, of one claim;
+    controller: a ConfigMap is an owner, not the controller, of one claim
+    (here it has the set's name: a reference is the set's only when its
+    apiVersion, kind and name all are, upstream's `matchesRef`);
     another claim is controlled by a StatefulSet of another uid that does not
     exist and held by a finalizer. Once whenDeleted is Delete, the set is
     added as the controller beside the ConfigMap, the stale controller is
@@ -138,8 +140,8 @@ Feature: PersistentVolumeClaim retention policy
     never touches a reference that is not the claim's set's or pod's.
     Given a StatefulSet "web" with 4 replicas and a volume claim "data"
     And all pods of "web" are running and ready
-    When a ConfigMap "random-owner" is created
-    And the PersistentVolumeClaim "data-web-1" is given the ConfigMap "random-owner" as an owner that is not its controller
+    When a ConfigMap "web" is created
+    And the PersistentVolumeClaim "data-web-1" is given the ConfigMap "web" as an owner that is not its controller
     And the PersistentVolumeClaim "data-web-3" is given a StatefulSet "unknown" that does not exist as its controller, and the finalizer "keep-with/stale-ref"
     And "web" is changed with this merge patch:
       """
@@ -168,3 +170,22 @@ Feature: PersistentVolumeClaim retention policy
     And every version of the PersistentVolumeClaim "data-web-3" since it was given ownerReferences has exactly those
     When the finalizer "keep-with/stale-ref" is removed from the PersistentVolumeClaim "data-web-3"
     Then within 30 seconds the PersistentVolumeClaim "data-web-3" is gone
+
+  # covers: E30
+  Scenario: a claim another controller controls loses the set's reference, and the set adds none
+    Upstream's `isClaimOwnerUpToDate` and `updateClaimOwnerRefForSetAndPod`
+    (pkg/controller/statefulset/stateful_set_utils.go): under a policy
+    other than Retain/Retain, a claim whose controller is neither its set
+    nor its pod is "not up to date" while it names the set or the pod; the
+    set then scrubs its own and its pod's references and adds none, leaving
+    the claim to the other controller. Upstream's controller does not sync a
+    set when one of its claims changes, so the set is scaled up to make it
+    sync.
+    Given a StatefulSet "web" with 2 replicas, retention policy "Delete/Retain" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When a ConfigMap "dummy-controller" is created
+    And the PersistentVolumeClaim "data-web-1" is given the ConfigMap "dummy-controller" as its controller and the StatefulSet "web" as an owner that is not its controller
+    And "web" is scaled to 3 replicas
+    Then within 30 seconds the PersistentVolumeClaim "data-web-1" names only the ConfigMap it was given
+    And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by the StatefulSet "web"
+    And within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by the StatefulSet "web"

@@ -41,6 +41,9 @@ pub enum Given {
     /// The claim's own set, by its live uid, with `controller: false` and
     /// blockOwnerDeletion.
     NotController(String),
+    /// A ConfigMap (first) as the controller, with blockOwnerDeletion, and
+    /// the claim's own set (second) as an owner that is not its controller.
+    ControlledBesideSet(String, String),
 }
 
 fn key(claim: &str) -> String {
@@ -51,10 +54,25 @@ fn rv_key(claim: &str) -> String {
     format!("resourceVersion of the ownerReferences given to PersistentVolumeClaim {claim}")
 }
 
+async fn references(sc: &Scenario, given: &Given, what: &str) -> Result<Vec<Value>, RequestError> {
+    Ok(match given {
+        Given::ControlledBesideSet(cm, set) => {
+            let mut controller = sc.config_map_reference(cm, what).await?;
+            controller["controller"] = json!(true);
+            controller["blockOwnerDeletion"] = json!(true);
+            let set = reference(sc, &Given::NotController(set.clone()), what).await?;
+            vec![controller, set]
+        }
+        one => vec![reference(sc, one, what).await?],
+    })
+}
+
 async fn reference(sc: &Scenario, given: &Given, what: &str) -> Result<Value, RequestError> {
     let err = |e| RequestError::from_kube(what.to_string(), e);
     Ok(match given {
-        Given::External(cm) => sc.config_map_reference(cm, what).await?,
+        Given::External(cm) | Given::ControlledBesideSet(cm, _) => {
+            sc.config_map_reference(cm, what).await?
+        }
         Given::StaleSet(name, _) => json!({
             "apiVersion": "apps/v1", "kind": "StatefulSet", "name": name, "uid": STALE_UID,
             "controller": true, "blockOwnerDeletion": true,
@@ -76,11 +94,11 @@ async fn reference(sc: &Scenario, given: &Given, what: &str) -> Result<Value, Re
     })
 }
 
-/// Replaces the claim's ownerReferences with the one `given` names (and
-/// remembers it).
+/// Replaces the claim's ownerReferences with the ones `given` names (and
+/// remembers them).
 pub async fn give(sc: &mut Scenario, claim: &str, given: &Given) -> Result<(), RequestError> {
     let what = format!("set the ownerReferences of PersistentVolumeClaim {claim}");
-    let refs = vec![reference(sc, given, &what).await?];
+    let refs = references(sc, given, &what).await?;
     sc.note_change().await;
     let mut patch = json!({ "metadata": { "ownerReferences": refs } });
     if let Given::StaleSet(_, finalizer) = given {
@@ -197,6 +215,25 @@ pub async fn check_kept(sc: &mut Scenario, claim: &str, exact: bool) -> anyhow::
     let t = sc.timeline().await?;
     let result = kept_since(&t, claim, &refs, since, exact);
     keep(sc, result)
+}
+
+/// Waits until `claim` names, of the ownerReferences the scenario gave it,
+/// only the ConfigMap's, and nothing else: the set has removed its own
+/// reference and added none.
+pub async fn only_config_map_left(
+    sc: &mut Scenario,
+    claim: &str,
+    timeout: std::time::Duration,
+) -> anyhow::Result<()> {
+    let (refs, _) = given(sc, claim)?;
+    let config_map: Vec<Value> = refs
+        .into_iter()
+        .filter(|r| r.get("kind").and_then(Value::as_str) == Some("ConfigMap"))
+        .collect();
+    if config_map.is_empty() {
+        anyhow::bail!("no step of this scenario gave the PersistentVolumeClaim {claim} a ConfigMap as an owner");
+    }
+    super::claims::claim_owned_by(sc, claim, Vec::new(), config_map, timeout).await
 }
 
 #[cfg(test)]

@@ -200,6 +200,15 @@ pub enum Defect {
     /// `updateClaimOwnerRefForSetAndPod` keeps them, and leaves a claim
     /// another controller controls alone).
     ClaimOwnerTakeover,
+    /// Retention: takes a claim's owner reference for its set's by the name
+    /// alone, whatever its apiVersion and kind (upstream's `matchesRef`
+    /// compares all three), so another owner named like the set reads as a
+    /// stale reference to it and the claim is left alone.
+    OwnerByName,
+    /// Retention: leaves its own reference on a claim that another
+    /// controller controls (upstream's `updateClaimOwnerRefForSetAndPod`
+    /// scrubs the set's and the pod's references from such a claim).
+    OwnRefBesideForeignController,
     /// Parallel pod management: performs a sync's creations and deletions one
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
@@ -288,7 +297,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 81] = [
+    pub const ALL: [(&'static str, Defect); 83] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -363,6 +372,11 @@ impl Defect {
         ("claim-owner-after-delete", Defect::ClaimOwnerAfterDelete),
         ("claims-without-owners", Defect::ClaimsWithoutOwners),
         ("claim-owner-takeover", Defect::ClaimOwnerTakeover),
+        ("owner-by-name", Defect::OwnerByName),
+        (
+            "own-ref-beside-foreign-controller",
+            Defect::OwnRefBesideForeignController,
+        ),
         ("no-slow-start", Defect::NoSlowStart),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
@@ -702,6 +716,8 @@ pub fn distort_input(
         | Defect::ClaimOwnerAfterDelete
         | Defect::ClaimsWithoutOwners
         | Defect::ClaimOwnerTakeover
+        | Defect::OwnerByName
+        | Defect::OwnRefBesideForeignController
         | Defect::NoSlowStart
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
@@ -1228,6 +1244,19 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                 }
             }
         }
+        Defect::OwnRefBesideForeignController => {
+            let set_uid = set.metadata.uid.as_deref().unwrap_or_default();
+            plan.actions.retain(|a| match a {
+                Action::UpdateClaim(claim) => !claim
+                    .metadata
+                    .owner_references
+                    .as_deref()
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|r| r.controller == Some(true) && r.uid != set_uid && r.kind != "Pod"),
+                _ => true,
+            });
+        }
         Defect::KeepFailedPods => {
             plan.actions.retain(|a| {
                 !matches!(
@@ -1240,6 +1269,20 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
             });
         }
         _ => {}
+    }
+}
+
+/// With [`Defect::OwnerByName`], the claims as that controller sees them:
+/// every reference named like the set reads as one to an apps/v1
+/// StatefulSet.
+pub fn owners_by_name(claims: &mut [PersistentVolumeClaim], set_name: &str) {
+    for c in claims {
+        for r in c.metadata.owner_references.iter_mut().flatten() {
+            if r.name == set_name {
+                r.api_version = "apps/v1".into();
+                r.kind = "StatefulSet".into();
+            }
+        }
     }
 }
 

@@ -539,6 +539,10 @@ async fn sync_fresh(
         super::defects::forget_foreign_owners(&mut claims, &uid, &pods);
     }
     #[cfg(kepspec_defects)]
+    if defect == Some(super::defects::Defect::OwnerByName) {
+        super::defects::owners_by_name(&mut claims, &regarding.name);
+    }
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::IgnoreClaimDeletion) {
         for c in claims.iter_mut() {
             c.metadata.deletion_timestamp = None;
