@@ -56,42 +56,35 @@ fn rv_key(claim: &str) -> String {
 
 async fn references(sc: &Scenario, given: &Given, what: &str) -> Result<Vec<Value>, RequestError> {
     Ok(match given {
+        Given::External(cm) => vec![sc.config_map_reference(cm, what).await?],
+        Given::StaleSet(name, _) => vec![json!({
+            "apiVersion": "apps/v1", "kind": "StatefulSet", "name": name, "uid": STALE_UID,
+            "controller": true, "blockOwnerDeletion": true,
+        })],
+        Given::NotController(set) => vec![own_set_reference(sc, set, what).await?],
         Given::ControlledBesideSet(cm, set) => {
             let mut controller = sc.config_map_reference(cm, what).await?;
             controller["controller"] = json!(true);
             controller["blockOwnerDeletion"] = json!(true);
-            let set = reference(sc, &Given::NotController(set.clone()), what).await?;
-            vec![controller, set]
+            vec![controller, own_set_reference(sc, set, what).await?]
         }
-        one => vec![reference(sc, one, what).await?],
     })
 }
 
-async fn reference(sc: &Scenario, given: &Given, what: &str) -> Result<Value, RequestError> {
-    let err = |e| RequestError::from_kube(what.to_string(), e);
-    Ok(match given {
-        Given::External(cm) | Given::ControlledBesideSet(cm, _) => {
-            sc.config_map_reference(cm, what).await?
-        }
-        Given::StaleSet(name, _) => json!({
-            "apiVersion": "apps/v1", "kind": "StatefulSet", "name": name, "uid": STALE_UID,
-            "controller": true, "blockOwnerDeletion": true,
-        }),
-        Given::NotController(set) => {
-            // The target's own resource (apps/v1, or a vendor's kind).
-            let uid = sc
-                .sets_api()
-                .get(set)
-                .await
-                .map_err(err)?
-                .uid()
-                .unwrap_or_default();
-            json!({
-                "apiVersion": sc.resource.api_version, "kind": sc.resource.kind,
-                "name": set, "uid": uid, "controller": false, "blockOwnerDeletion": true,
-            })
-        }
-    })
+/// The claim's own set, by its live uid, as an owner that is not its
+/// controller: the target's own resource (apps/v1, or a vendor's kind).
+async fn own_set_reference(sc: &Scenario, set: &str, what: &str) -> Result<Value, RequestError> {
+    let uid = sc
+        .sets_api()
+        .get(set)
+        .await
+        .map_err(|e| RequestError::from_kube(what.to_string(), e))?
+        .uid()
+        .unwrap_or_default();
+    Ok(json!({
+        "apiVersion": sc.resource.api_version, "kind": sc.resource.kind,
+        "name": set, "uid": uid, "controller": false, "blockOwnerDeletion": true,
+    }))
 }
 
 /// Replaces the claim's ownerReferences with the ones `given` names (and

@@ -1042,10 +1042,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
         Defect::HaltWhileStarting => {
             if let Phase::EnforcedRollingUpdate { safety_halt, .. } = &mut plan.phase {
                 let update = plan.status.update_revision.as_deref().unwrap_or_default();
-                let top = pods_seen
-                    .iter()
-                    .filter(|p| !pods::is_terminating(p))
-                    .max_by_key(|p| pods::ordinal(p));
+                let top = highest_live(pods_seen);
                 let waiting = pods_seen.iter().any(|p| pods::pod_revision(p) != update);
                 if top.is_some_and(|p| pods::pod_revision(p) == update) && waiting {
                     *safety_halt = true;
@@ -1054,11 +1051,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
         }
         Defect::UnschedulableNoHalt => {
             if let Phase::EnforcedRollingUpdate { safety_halt, .. } = &mut plan.phase {
-                let top = pods_seen
-                    .iter()
-                    .filter(|p| !pods::is_terminating(p))
-                    .max_by_key(|p| pods::ordinal(p));
-                let waiting_or_failed = top.is_some_and(|p| {
+                let waiting_or_failed = highest_live(pods_seen).is_some_and(|p| {
                     let status = p.status.as_ref();
                     status.and_then(|s| s.phase.as_deref()) == Some("Failed")
                         || status
@@ -1270,6 +1263,15 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
         }
         _ => {}
     }
+}
+
+/// The pod of the highest ordinal among those seen that are not being
+/// deleted.
+fn highest_live(pods_seen: &[Arc<Pod>]) -> Option<&Arc<Pod>> {
+    pods_seen
+        .iter()
+        .filter(|p| !pods::is_terminating(p))
+        .max_by_key(|p| pods::ordinal(p))
 }
 
 /// With [`Defect::OwnerByName`], the claims as that controller sees them:
