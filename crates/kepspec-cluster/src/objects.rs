@@ -123,10 +123,14 @@ pub(super) fn admit(
         old_object: old,
         gates,
     };
-    // ObjectMeta's labels are validated for every kind, first, as
-    // `ValidateObjectMeta` does before the kind's own rules.
-    let labels =
+    // ObjectMeta's labels and ownerReferences are validated for every kind,
+    // first, as `ValidateObjectMeta` does before the kind's own rules.
+    let mut labels =
         admission::meta::labels_errors(req.object.lookup("/metadata/labels"), "metadata.labels");
+    labels.extend(admission::meta::owner_references_errors(
+        req.object.lookup("/metadata/ownerReferences"),
+        "metadata.ownerReferences",
+    ));
     let result = admission::admit(&mut req);
     let name = admission::meta::name(req.object).to_string();
     let inv = match result {

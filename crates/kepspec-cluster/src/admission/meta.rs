@@ -202,6 +202,93 @@ pub(crate) fn labels_errors(labels: Option<&Value>, field: &str) -> Vec<FieldErr
     errs
 }
 
+/// `ValidateOwnerReferences` (apimachinery `pkg/api/validation/objectmeta.go`):
+/// each reference needs an API version with a version, a kind, a name and
+/// a uid (at `field[i].apiVersion` and so on), an Event may own nothing,
+/// and only one reference may be marked `controller: true`; each further
+/// one is refused at `field` with the whole list as the bad value,
+/// rendered as JSON the way `field.Error` prints a slice of structs.
+pub(crate) fn owner_references_errors(refs: Option<&Value>, field: &str) -> Vec<FieldError> {
+    let list = refs
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut errs = Vec::new();
+    let mut first_controller: Option<String> = None;
+    for (i, r) in list.iter().enumerate() {
+        let at = |child: &str| format!("{field}[{i}].{child}");
+        let text = |key: &str| r.get(key).and_then(Value::as_str).unwrap_or_default();
+        let (api_version, kind) = (text("apiVersion"), text("kind"));
+        let version = match api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [version] | [_, version] => *version,
+            _ => "",
+        };
+        if version.is_empty() {
+            errs.push(FieldError::invalid(
+                &at("apiVersion"),
+                go_quote(api_version),
+                "version must not be empty",
+            ));
+        }
+        if kind.is_empty() {
+            errs.push(FieldError::invalid(
+                &at("kind"),
+                go_quote(kind),
+                "kind must not be empty",
+            ));
+        }
+        for key in ["name", "uid"] {
+            if text(key).is_empty() {
+                errs.push(FieldError::invalid(
+                    &at(key),
+                    go_quote(""),
+                    &format!("{key} must not be empty"),
+                ));
+            }
+        }
+        if api_version == "v1" && kind == "Event" {
+            errs.push(FieldError::invalid(
+                &format!("{field}[{i}]"),
+                owner_reference_json(r),
+                "/v1, Kind=Event is disallowed from being an owner",
+            ));
+        }
+        if r.get("controller").and_then(Value::as_bool) == Some(true) {
+            let this = format!("{kind}/{}", text("name"));
+            match &first_controller {
+                Some(first) => errs.push(FieldError::invalid(
+                    field,
+                    format!(
+                        "[{}]",
+                        list.iter().map(owner_reference_json).collect::<Vec<_>>().join(",")
+                    ),
+                    &format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {this}"
+                    ),
+                )),
+                None => first_controller = Some(this),
+            }
+        }
+    }
+    errs
+}
+
+/// One `metav1.OwnerReference` as Go's `json.Marshal` writes it: the
+/// fields in struct order, the two optional flags only when set.
+fn owner_reference_json(r: &Value) -> String {
+    let mut out = Map::new();
+    for key in ["apiVersion", "kind", "name", "uid"] {
+        let text = r.get(key).and_then(Value::as_str).unwrap_or_default();
+        out.insert(key.to_string(), Value::String(text.to_string()));
+    }
+    for key in ["controller", "blockOwnerDeletion"] {
+        if let Some(flag) = r.get(key).and_then(Value::as_bool) {
+            out.insert(key.to_string(), Value::Bool(flag));
+        }
+    }
+    Value::Object(out).to_string()
+}
+
 /// `ValidateObjectMeta` for the name on create: a name (or a generateName
 /// the server turns into one) is required and must pass `name_errors`.
 pub(crate) fn validate_create_name(
@@ -303,6 +390,46 @@ mod tests {
             dns1123_label_errors
         )
         .is_empty());
+    }
+
+    #[test]
+    fn only_one_owner_reference_may_be_the_controller() {
+        let set = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web",
+            "uid": "1", "controller": true, "blockOwnerDeletion": true});
+        let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "dummy", "uid": "2",
+            "controller": true});
+        let plain = json!({"apiVersion": "v1", "kind": "Pod", "name": "web-1", "uid": "3"});
+        let field = "metadata.ownerReferences";
+        assert!(owner_references_errors(Some(&json!([set, plain])), field).is_empty());
+        assert!(owner_references_errors(None, field).is_empty());
+        let errs = owner_references_errors(Some(&json!([set, plain, map])), field);
+        let messages: Vec<String> = errs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [concat!(
+                r#"metadata.ownerReferences: Invalid value: [{"apiVersion":"apps/v1","kind":"StatefulSet","name":"web","uid":"1","controller":true,"blockOwnerDeletion":true},"#,
+                r#"{"apiVersion":"v1","kind":"Pod","name":"web-1","uid":"3"},"#,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","name":"dummy","uid":"2","controller":true}]: "#,
+                r#"Only one reference can have Controller set to true. Found "true" in references for StatefulSet/web and ConfigMap/dummy"#
+            )]
+        );
+    }
+
+    #[test]
+    fn an_owner_reference_names_its_owner_in_full() {
+        let errs = owner_references_errors(
+            Some(&json!([{"apiVersion": "apps/", "kind": "", "name": "web"}])),
+            "metadata.ownerReferences",
+        );
+        let messages: Vec<String> = errs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                r#"metadata.ownerReferences[0].apiVersion: Invalid value: "apps/": version must not be empty"#,
+                r#"metadata.ownerReferences[0].kind: Invalid value: "": kind must not be empty"#,
+                r#"metadata.ownerReferences[0].uid: Invalid value: "": uid must not be empty"#,
+            ]
+        );
     }
 
     #[test]
