@@ -209,6 +209,12 @@ pub enum Defect {
     /// controller controls (upstream's `updateClaimOwnerRefForSetAndPod`
     /// scrubs the set's and the pod's references from such a claim).
     OwnRefBesideForeignController,
+    /// Retention: under whenScaled Delete, does not see that another object
+    /// controls a claim and adds the claim's pod as its controller beside
+    /// that one (upstream's `updateClaimOwnerRefForSetAndPod` leaves such a
+    /// claim alone; kube-apiserver refuses a second controller reference,
+    /// so the claim update fails in every sync).
+    SecondClaimController,
     /// Parallel pod management: performs a sync's creations and deletions one
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
@@ -297,7 +303,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 83] = [
+    pub const ALL: [(&'static str, Defect); 84] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -377,6 +383,7 @@ impl Defect {
             "own-ref-beside-foreign-controller",
             Defect::OwnRefBesideForeignController,
         ),
+        ("second-claim-controller", Defect::SecondClaimController),
         ("no-slow-start", Defect::NoSlowStart),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
@@ -718,6 +725,7 @@ pub fn distort_input(
         | Defect::ClaimOwnerTakeover
         | Defect::OwnerByName
         | Defect::OwnRefBesideForeignController
+        | Defect::SecondClaimController
         | Defect::NoSlowStart
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
@@ -1283,6 +1291,56 @@ pub fn owners_by_name(claims: &mut [PersistentVolumeClaim], set_name: &str) {
             if r.name == set_name {
                 r.api_version = "apps/v1".into();
                 r.kind = "StatefulSet".into();
+            }
+        }
+    }
+}
+
+/// With [`Defect::SecondClaimController`], the claims as that controller
+/// sees them under whenScaled Delete: a reference marked as the controller
+/// that is neither the set (`set_uid`) nor a pod seen reads as a plain
+/// owner. Returns the uids of the references it demoted, for
+/// [`second_claim_controller`] to mark again in the updates it plans.
+pub fn demote_foreign_controllers(
+    claims: &mut [PersistentVolumeClaim],
+    set: &StatefulSet,
+    pods_seen: &[Arc<Pod>],
+) -> Vec<String> {
+    let scaled_delete = set
+        .spec
+        .persistent_volume_claim_retention_policy
+        .as_ref()
+        .and_then(|p| p.when_scaled.as_deref())
+        == Some("Delete");
+    let set_uid = set.metadata.uid.as_deref().unwrap_or_default();
+    let mut demoted = Vec::new();
+    for r in claims
+        .iter_mut()
+        .filter(|_| scaled_delete)
+        .flat_map(|c| c.metadata.owner_references.iter_mut().flatten())
+    {
+        let ours = r.uid == set_uid
+            || pods_seen
+                .iter()
+                .any(|p| p.metadata.uid.as_deref() == Some(&r.uid));
+        if r.controller == Some(true) && !ours {
+            r.controller = Some(false);
+            demoted.push(r.uid.clone());
+        }
+    }
+    demoted
+}
+
+/// With [`Defect::SecondClaimController`], the claim updates a plan sends:
+/// the references [`demote_foreign_controllers`] hid are marked as the
+/// controller again, beside the pod the plan made the controller.
+pub fn second_claim_controller(plan: &mut Plan, demoted: &[String]) {
+    for a in &mut plan.actions {
+        if let Action::UpdateClaim(claim) = a {
+            for r in claim.metadata.owner_references.iter_mut().flatten() {
+                if demoted.contains(&r.uid) {
+                    r.controller = Some(true);
+                }
             }
         }
     }

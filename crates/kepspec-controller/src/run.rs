@@ -543,6 +543,12 @@ async fn sync_fresh(
         super::defects::owners_by_name(&mut claims, &regarding.name);
     }
     #[cfg(kepspec_defects)]
+    let demoted = if defect == Some(super::defects::Defect::SecondClaimController) {
+        super::defects::demote_foreign_controllers(&mut claims, &typed, &pods)
+    } else {
+        Vec::new()
+    };
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::IgnoreClaimDeletion) {
         for c in claims.iter_mut() {
             c.metadata.deletion_timestamp = None;
@@ -599,6 +605,7 @@ async fn sync_fresh(
         let planned = plan.actions.clone();
         super::defects::distort_plan(d, &mut plan, &pods, &typed);
         super::defects::distort_history(d, &mut plan, &typed, &revisions);
+        super::defects::second_claim_controller(&mut plan, &demoted);
         if plan.actions != planned {
             // The batches index the planned actions: a distorted plan runs
             // its actions one by one.
