@@ -175,6 +175,18 @@ async fn give_not_controller(w: &mut KepWorld, claim: String, set: String) -> an
 }
 
 #[when(
+    expr = "the PersistentVolumeClaim {string} is given pod {string} as an owner that is not its controller"
+)]
+async fn give_pod_not_controller(
+    w: &mut KepWorld,
+    claim: String,
+    pod: String,
+) -> anyhow::Result<()> {
+    let given = claim_refs::Given::PodNotController(pod);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[when(
     expr = "the PersistentVolumeClaim {string} is given the ConfigMap {string} as its controller and the StatefulSet {string} as an owner that is not its controller"
 )]
 async fn give_controlled_beside_set(

@@ -189,3 +189,31 @@ Feature: PersistentVolumeClaim retention policy
     Then within 30 seconds the PersistentVolumeClaim "data-web-1" names only the ConfigMap it was given
     And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by the StatefulSet "web"
     And within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by the StatefulSet "web"
+
+  # covers: C47
+  Scenario: a condemned pod's reference on its claim gets its controller flag back
+    # rejects: a controller that restores the set's controller flag on a claim but not the pod's, or leaves the claims of condemned pods alone once it has set them
+    Upstream's `isClaimOwnerUpToDate` (pkg/controller/statefulset/stateful_set_utils.go):
+    a claim that names its set or its pod as an owner that is not its
+    controller is not up to date (`hasNonControllerOwner`), and
+    `updateStatefulSet` puts right the claims of the condemned pods on every
+    sync ("Ensure ownerRefs are set correctly for the condemned pods"). A
+    finalizer holds the condemned pod while it terminates, its claim's
+    reference to it loses the controller flag by hand, and a change of the
+    set makes the controller sync (upstream's controller does not sync on a
+    claim change).
+    Given a StatefulSet "web" with 3 replicas, retention policy "Retain/Delete" and a volume claim "data"
+    And all pods of "web" are running and ready
+    And pod "web-2" has the finalizer "kepspec.io/hold"
+    When "web" is scaled to 2 replicas
+    Then within 30 seconds pod "web-2" is terminating
+    And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by pod "web-2"
+    When the PersistentVolumeClaim "data-web-2" is given pod "web-2" as an owner that is not its controller
+    And "web" is changed with this merge patch:
+      """
+      spec:
+        revisionHistoryLimit: 5
+      """
+    Then within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by pod "web-2"
+    When the finalizer "kepspec.io/hold" is removed from pod "web-2"
+    Then within 60 seconds the PersistentVolumeClaim "data-web-2" is gone

@@ -3,7 +3,8 @@
 //! when there is another controller" writes and reads them: an owner that
 //! is neither the claim's pod nor its set (a ConfigMap, not a controller), a
 //! controller reference to a StatefulSet that does not exist (a stale uid),
-//! and the claim's own set named as an owner that is not its controller.
+//! and the claim's own set or pod named as an owner that is not its
+//! controller.
 //!
 //! The write replaces the claim's whole list, as the upstream test's
 //! `SetOwnerReferences` does; what was written is remembered with the
@@ -41,6 +42,9 @@ pub enum Given {
     /// The claim's own set, by its live uid, with `controller: false` and
     /// blockOwnerDeletion.
     NotController(String),
+    /// The claim's pod of this name, by its live uid, with
+    /// `controller: false` and blockOwnerDeletion.
+    PodNotController(String),
     /// A ConfigMap (first) as the controller, with blockOwnerDeletion, and
     /// the claim's own set (second) as an owner that is not its controller.
     ControlledBesideSet(String, String),
@@ -62,6 +66,19 @@ async fn references(sc: &Scenario, given: &Given, what: &str) -> Result<Vec<Valu
             "controller": true, "blockOwnerDeletion": true,
         })],
         Given::NotController(set) => vec![own_set_reference(sc, set, what).await?],
+        Given::PodNotController(pod) => {
+            let uid = sc
+                .pods_api()
+                .get(pod)
+                .await
+                .map_err(|e| RequestError::from_kube(what.to_string(), e))?
+                .uid()
+                .unwrap_or_default();
+            vec![json!({
+                "apiVersion": "v1", "kind": "Pod", "name": pod, "uid": uid,
+                "controller": false, "blockOwnerDeletion": true,
+            })]
+        }
         Given::ControlledBesideSet(cm, set) => {
             let mut controller = sc.config_map_reference(cm, what).await?;
             controller["controller"] = json!(true);

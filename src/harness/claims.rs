@@ -128,12 +128,10 @@ pub fn owner_gap(state: &State, claim: &str, want: &[Owner], besides: &[Value]) 
                     text(r, "uid")
                 ))
             }
-            Some(r)
-                if owner.kind == Kind::StatefulSet
-                    && r.get("controller").and_then(Value::as_bool) != Some(true) =>
-            {
+            Some(r) if r.get("controller").and_then(Value::as_bool) != Some(true) => {
                 return Some(format!(
-                    "{claim} names StatefulSet {} as an owner that is not its controller",
+                    "{claim} names {} {} as an owner that is not its controller",
+                    owner.kind.api_kind(),
                     owner.name
                 ))
             }

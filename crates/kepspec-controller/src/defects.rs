@@ -215,6 +215,11 @@ pub enum Defect {
     /// claim alone; kube-apiserver refuses a second controller reference,
     /// so the claim update fails in every sync).
     SecondClaimController,
+    /// Retention: takes a claim's reference to its pod for a controller
+    /// reference whatever its `controller` flag, so a flag cleared on the
+    /// pod's reference is never restored (upstream's `hasNonControllerOwner`
+    /// finds the set's and the pod's references alike).
+    PodFlagNotRestored,
     /// Parallel pod management: performs a sync's creations and deletions one
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
@@ -303,7 +308,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 84] = [
+    pub const ALL: [(&'static str, Defect); 85] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -384,6 +389,7 @@ impl Defect {
             Defect::OwnRefBesideForeignController,
         ),
         ("second-claim-controller", Defect::SecondClaimController),
+        ("pod-flag-not-restored", Defect::PodFlagNotRestored),
         ("no-slow-start", Defect::NoSlowStart),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
@@ -726,6 +732,7 @@ pub fn distort_input(
         | Defect::OwnerByName
         | Defect::OwnRefBesideForeignController
         | Defect::SecondClaimController
+        | Defect::PodFlagNotRestored
         | Defect::NoSlowStart
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
@@ -1296,10 +1303,21 @@ pub fn owners_by_name(claims: &mut [PersistentVolumeClaim], set_name: &str) {
     }
 }
 
+/// With [`Defect::PodFlagNotRestored`], the claims as that controller sees
+/// them: every reference to a pod reads as its controller.
+pub fn pod_refs_as_controllers(claims: &mut [PersistentVolumeClaim]) {
+    for r in claims
+        .iter_mut()
+        .flat_map(|c| c.metadata.owner_references.iter_mut().flatten())
+        .filter(|r| r.api_version == "v1" && r.kind == "Pod")
+    {
+        r.controller = Some(true);
+    }
+}
+
 /// With [`Defect::SecondClaimController`], the claims as that controller
 /// sees them under whenScaled Delete: a reference marked as the controller
-/// that is neither the set (`set_uid`) nor a pod seen reads as a plain
-/// owner. Returns the uids of the references it demoted, for
+/// that is neither the set nor a pod seen reads as a plain owner. Returns the uids of the references it demoted, for
 /// [`second_claim_controller`] to mark again in the updates it plans.
 pub fn demote_foreign_controllers(
     claims: &mut [PersistentVolumeClaim],
@@ -1312,11 +1330,13 @@ pub fn demote_foreign_controllers(
         .as_ref()
         .and_then(|p| p.when_scaled.as_deref())
         == Some("Delete");
+    if !scaled_delete {
+        return Vec::new();
+    }
     let set_uid = set.metadata.uid.as_deref().unwrap_or_default();
     let mut demoted = Vec::new();
     for r in claims
         .iter_mut()
-        .filter(|_| scaled_delete)
         .flat_map(|c| c.metadata.owner_references.iter_mut().flatten())
     {
         let ours = r.uid == set_uid

@@ -7,7 +7,7 @@ fn set_ref(uid: &str) -> Value {
 }
 
 fn pod_ref(name: &str, uid: &str) -> Value {
-    json!({"apiVersion": "v1", "kind": "Pod", "name": name, "uid": uid})
+    json!({"apiVersion": "v1", "kind": "Pod", "name": name, "uid": uid, "controller": true, "blockOwnerDeletion": true})
 }
 
 fn gap(t: &Timeline, claim: &str, owners: &str) -> Option<String> {
@@ -54,6 +54,13 @@ fn a_claim_must_name_exactly_its_owners_with_their_current_uids() {
 
     b.claim_owners("data-web-0", json!([pod_ref("web-0", "web-0#1")]));
     assert_eq!(gap(b.timeline(), "data-web-0", r#"pod "web-0""#), None);
+
+    // So must the pod.
+    let mut not_controller = pod_ref("web-0", "web-0#1");
+    not_controller["controller"] = json!(false);
+    b.claim_owners("data-web-0", json!([not_controller]));
+    assert!(gap(b.timeline(), "data-web-0", r#"pod "web-0""#)
+        .is_some_and(|g| g.contains("names Pod web-0 as an owner that is not its controller")));
 }
 
 #[test]
