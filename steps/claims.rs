@@ -167,6 +167,19 @@ async fn give_stale(
 }
 
 #[when(
+    expr = "the PersistentVolumeClaim {string} is given an earlier StatefulSet {string} of another uid as its controller, and the finalizer {string}"
+)]
+async fn give_earlier(
+    w: &mut KepWorld,
+    claim: String,
+    set: String,
+    finalizer: String,
+) -> anyhow::Result<()> {
+    let given = claim_refs::Given::StaleSet(set, finalizer);
+    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
+}
+
+#[when(
     expr = "the PersistentVolumeClaim {string} is given the StatefulSet {string} as an owner that is not its controller"
 )]
 async fn give_not_controller(w: &mut KepWorld, claim: String, set: String) -> anyhow::Result<()> {

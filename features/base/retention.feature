@@ -217,3 +217,24 @@ Feature: PersistentVolumeClaim retention policy
     Then within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by pod "web-2"
     When the finalizer "kepspec.io/hold" is removed from pod "web-2"
     Then within 60 seconds the PersistentVolumeClaim "data-web-2" is gone
+
+  # covers: C47
+  Scenario: a claim that names an earlier StatefulSet of the same name is left alone
+    # rejects: a controller that takes a claim an earlier set of its name still controls for its own (it drops that reference, or adds its own beside it)
+    Upstream's `isClaimOwnerUpToDate` (pkg/controller/statefulset/stateful_set_utils.go):
+    a claim whose reference matches the set by apiVersion, kind and name but
+    not by uid (`hasStaleOwnerRef`) "is being managed by previous, presumably
+    deleted, version of the controller. It should not be touched." The
+    garbage collector deletes such a claim, as its owner does not exist; a
+    finalizer holds it here. The set is scaled up to make the controller
+    sync, as upstream's controller does not sync on a claim change.
+    Given a StatefulSet "web" with 2 replicas, retention policy "Delete/Retain" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the PersistentVolumeClaim "data-web-1" is given an earlier StatefulSet "web" of another uid as its controller, and the finalizer "keep-with/stale-ref"
+    And "web" is scaled to 3 replicas
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And within 30 seconds the PersistentVolumeClaim "data-web-2" is owned by the StatefulSet "web"
+    And within 30 seconds the PersistentVolumeClaim "data-web-0" is owned by the StatefulSet "web"
+    And every version of the PersistentVolumeClaim "data-web-1" since it was given ownerReferences has exactly those
+    # The finalizer goes, so that the scenario's namespace can go on a real cluster.
+    When the finalizer "keep-with/stale-ref" is removed from the PersistentVolumeClaim "data-web-1"

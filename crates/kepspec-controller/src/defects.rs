@@ -220,6 +220,12 @@ pub enum Defect {
     /// pod's reference is never restored (upstream's `hasNonControllerOwner`
     /// finds the set's and the pod's references alike).
     PodFlagNotRestored,
+    /// Retention: does not see a claim's reference to an earlier set of
+    /// its name (same apiVersion, kind and name, another uid), so it takes
+    /// the claim for its own and replaces that reference with its own
+    /// (upstream's `hasStaleOwnerRef`: such a claim "should not be
+    /// touched").
+    StaleRefTakenOver,
     /// Parallel pod management: performs a sync's creations and deletions one
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
@@ -308,7 +314,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 85] = [
+    pub const ALL: [(&'static str, Defect); 86] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -390,6 +396,7 @@ impl Defect {
         ),
         ("second-claim-controller", Defect::SecondClaimController),
         ("pod-flag-not-restored", Defect::PodFlagNotRestored),
+        ("stale-ref-taken-over", Defect::StaleRefTakenOver),
         ("no-slow-start", Defect::NoSlowStart),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
@@ -733,6 +740,7 @@ pub fn distort_input(
         | Defect::OwnRefBesideForeignController
         | Defect::SecondClaimController
         | Defect::PodFlagNotRestored
+        | Defect::StaleRefTakenOver
         | Defect::NoSlowStart
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
@@ -1299,6 +1307,24 @@ pub fn owners_by_name(claims: &mut [PersistentVolumeClaim], set_name: &str) {
                 r.api_version = "apps/v1".into();
                 r.kind = "StatefulSet".into();
             }
+        }
+    }
+}
+
+/// With [`Defect::StaleRefTakenOver`], the claims as that controller sees
+/// them: a reference to an apps/v1 StatefulSet of the set's name with
+/// another uid is dropped.
+pub fn forget_earlier_sets(claims: &mut [PersistentVolumeClaim], set: &StatefulSet) {
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let uid = set.metadata.uid.as_deref().unwrap_or_default();
+    for c in claims {
+        if let Some(refs) = c.metadata.owner_references.as_mut() {
+            refs.retain(|r| {
+                !(r.api_version == "apps/v1"
+                    && r.kind == "StatefulSet"
+                    && r.name == name
+                    && r.uid != uid)
+            });
         }
     }
 }

@@ -543,6 +543,10 @@ async fn sync_fresh(
         super::defects::owners_by_name(&mut claims, &regarding.name);
     }
     #[cfg(kepspec_defects)]
+    if defect == Some(super::defects::Defect::StaleRefTakenOver) {
+        super::defects::forget_earlier_sets(&mut claims, &typed);
+    }
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::PodFlagNotRestored) {
         super::defects::pod_refs_as_controllers(&mut claims);
     }
