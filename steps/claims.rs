@@ -156,20 +156,10 @@ async fn give_external(w: &mut KepWorld, claim: String, cm: String) -> anyhow::R
 #[when(
     expr = "the PersistentVolumeClaim {string} is given a StatefulSet {string} that does not exist as its controller, and the finalizer {string}"
 )]
-async fn give_stale(
-    w: &mut KepWorld,
-    claim: String,
-    set: String,
-    finalizer: String,
-) -> anyhow::Result<()> {
-    let given = claim_refs::Given::StaleSet(set, finalizer);
-    Ok(claim_refs::give(w.sc()?, &claim, &given).await?)
-}
-
 #[when(
     expr = "the PersistentVolumeClaim {string} is given an earlier StatefulSet {string} of another uid as its controller, and the finalizer {string}"
 )]
-async fn give_earlier(
+async fn give_stale(
     w: &mut KepWorld,
     claim: String,
     set: String,

@@ -1311,6 +1311,15 @@ pub fn owners_by_name(claims: &mut [PersistentVolumeClaim], set_name: &str) {
     }
 }
 
+/// Whether the set's retention policy is whenScaled Delete.
+fn scaled_delete(set: &StatefulSet) -> bool {
+    set.spec
+        .persistent_volume_claim_retention_policy
+        .as_ref()
+        .and_then(|p| p.when_scaled.as_deref())
+        == Some("Delete")
+}
+
 /// With [`Defect::StaleRefTakenOver`], the claims as that controller sees
 /// them: a reference to an apps/v1 StatefulSet of the set's name with
 /// another uid is dropped.
@@ -1350,12 +1359,7 @@ pub fn demote_foreign_controllers(
     set: &StatefulSet,
     pods_seen: &[Arc<Pod>],
 ) -> Vec<String> {
-    let scaled_delete = set
-        .spec
-        .persistent_volume_claim_retention_policy
-        .as_ref()
-        .and_then(|p| p.when_scaled.as_deref())
-        == Some("Delete");
+    let scaled_delete = scaled_delete(set);
     if !scaled_delete {
         return Vec::new();
     }
@@ -1425,12 +1429,7 @@ pub fn claims_to_delete(
     if defect == Defect::ResumeDeletesClaims {
         return resume::leftover_claims(claims);
     }
-    let scaled_delete = set
-        .spec
-        .persistent_volume_claim_retention_policy
-        .as_ref()
-        .and_then(|p| p.when_scaled.as_deref())
-        == Some("Delete");
+    let scaled_delete = scaled_delete(set);
     let only_scale_down = match defect {
         Defect::DeleteClaims => false,
         Defect::ClaimsWithoutOwners if scaled_delete => true,
