@@ -24,8 +24,9 @@ Feature: a Parallel set creates and deletes its pods in slow-start batches
 
   @isolated @embedded-only
   Scenario: while creating web-1 keeps failing, its batch partner web-2 is created and no pod of a later batch ever is
-    # rejects: a controller that creates every pod of a Parallel set at once (web-3 to web-7 appear), and one that stops at the first failed creation (web-2 never appears)
+    # rejects: a controller that creates every pod of a Parallel set at once (web-3 to web-7 appear); one that stops at the first failed creation (web-2 never appears); and one that stops there and starts web-2 only with its next try at web-1 (the request log shows the retry first)
     Given every time the controller creates pod "web-1", the request fails with code 500
     When a StatefulSet "web" with 8 replicas and pod management policy "Parallel" is submitted
     Then within 30 seconds pods web-0, web-2 of "web" exist, and after 3 more seconds no other pod of it was ever created
+    And the controller asked to create pod "web-2" before it asked a second time to create pod "web-1"
     And every injected fault was triggered

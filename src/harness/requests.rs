@@ -125,6 +125,65 @@ pub async fn writes_were(
     Ok(())
 }
 
+/// Where the controller's requests break a slow-start batch: the first
+/// creation of `partner` must come before the controller's second attempt
+/// to create `failing` (upstream's `slowStartBatch` starts every pod of a
+/// batch and waits for all of them before the sync ends, so a creation that
+/// fails is only tried again by a later sync). `None` when it holds.
+pub fn partner_after_retry(
+    records: &[RequestRecord],
+    partner: &str,
+    failing: &str,
+) -> Option<String> {
+    fn creates<'a>(
+        records: &'a [RequestRecord],
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a RequestRecord> {
+        records.iter().filter(move |r| {
+            r.verb == "create" && r.resource == "pods" && r.subresource.is_empty() && r.name == name
+        })
+    }
+    let Some(first) = creates(records, partner).next() else {
+        return Some(format!(
+            "the controller never asked to create pod {partner}"
+        ));
+    };
+    let retry = creates(records, failing).nth(1)?;
+    (retry.seq < first.seq).then(|| {
+        format!(
+            "the controller asked a second time to create pod {failing} (request {}) before it first asked to create pod {partner}, its partner in the batch (request {})",
+            retry.seq, first.seq
+        )
+    })
+}
+
+/// Since the scenario began, pod `partner` was asked for before the
+/// controller's second attempt to create pod `failing`.
+pub async fn partner_before_retry(
+    sc: &mut Scenario,
+    partner: &str,
+    failing: &str,
+) -> anyhow::Result<()> {
+    let Some(mark) = sc.request_start else {
+        anyhow::bail!(
+            "the cluster keeps no request log (embedded only); tag the scenario @embedded-only"
+        );
+    };
+    let records = controller_requests(sc, mark)?;
+    let Some(gap) = partner_after_retry(&records, partner, failing) else {
+        return Ok(());
+    };
+    let t = sc.timeline().await?;
+    let last = t.next_seq().saturating_sub(1);
+    let v = Violation::at_entry(
+        &t,
+        &clauses::slow_start(),
+        last,
+        Breach::new(gap, vec![partner.to_string(), failing.to_string()]),
+    );
+    super::checks::keep(sc, Err(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +224,38 @@ mod tests {
         assert_eq!(deleted_twice(&bad), vec![("web-1".to_string(), 2)]);
         let gap = unexpected_writes(&WriteCounts::tally(&bad), 2, 2).expect("a gap");
         assert!(gap.contains("3 pod deletions, not 2") && gap.contains("1 patch pods"));
+    }
+
+    #[test]
+    fn a_batch_partner_is_asked_for_before_the_failed_pod_is_tried_again() {
+        let numbered = |rs: Vec<RequestRecord>| {
+            rs.into_iter()
+                .enumerate()
+                .map(|(i, r)| RequestRecord {
+                    seq: i as u64 + 1,
+                    ..r
+                })
+                .collect::<Vec<_>>()
+        };
+        let create = |name| rec("create", "pods", "", name);
+        // One sync asks for web-1 and web-2 at once; the next tries web-1 again.
+        let upstream = numbered(vec![
+            create("web-0"),
+            create("web-1"),
+            create("web-2"),
+            create("web-1"),
+        ]);
+        assert_eq!(partner_after_retry(&upstream, "web-2", "web-1"), None);
+        // Stops at the failure, and asks for web-2 only with the retry.
+        let sequential = numbered(vec![
+            create("web-0"),
+            create("web-1"),
+            create("web-1"),
+            create("web-2"),
+        ]);
+        let gap = partner_after_retry(&sequential, "web-2", "web-1").expect("a gap");
+        assert!(gap.contains("(request 3)") && gap.contains("(request 4)"));
+        let never = numbered(vec![create("web-0"), create("web-1")]);
+        assert!(partner_after_retry(&never, "web-2", "web-1").is_some());
     }
 }

@@ -66,6 +66,9 @@ pub struct Scenario {
     /// The embedded apiserver's request log position at the same point
     /// (None on other clusters).
     pub request_mark: Option<u64>,
+    /// The request log position when the scenario's namespace was made,
+    /// before any request of its own (None on other clusters).
+    pub request_start: Option<u64>,
     /// The first property a check found broken, for the report's picture.
     pub last_violation: Option<crate::history::Violation>,
     /// Revision names the scenario remembered under a name of its own.
@@ -186,6 +189,7 @@ impl Scenario {
             fields: env.profile.fields().clone(),
         };
         let recorder = Recorder::start(client.clone(), &namespace, set_kind).await?;
+        let request_start = env.embedded.as_ref().map(|c| c.faults().last_seq());
         Ok(Self {
             env,
             client,
@@ -196,6 +200,7 @@ impl Scenario {
             last_refusal: None,
             baseline: None,
             request_mark: None,
+            request_start,
             last_violation: None,
             remembered: BTreeMap::new(),
             written: BTreeMap::new(),

@@ -230,6 +230,11 @@ pub enum Defect {
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
     NoSlowStart,
+    /// Parallel pod management: performs only a sync's first slow-start
+    /// batch at once and the rest one by one, stopping at the first failure;
+    /// a failing creation's batch partners wait for the next sync, which
+    /// starts its own batch with them.
+    FirstBatchOnly,
     /// OrderedReady scale-down: never deletes a condemned pod that is not
     /// Running and Ready, the first unhealthy one included, so a scale-down
     /// past an unready pod never finishes (the hang of kubernetes#123918).
@@ -314,7 +319,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 86] = [
+    pub const ALL: [(&'static str, Defect); 87] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -398,6 +403,7 @@ impl Defect {
         ("pod-flag-not-restored", Defect::PodFlagNotRestored),
         ("stale-ref-taken-over", Defect::StaleRefTakenOver),
         ("no-slow-start", Defect::NoSlowStart),
+        ("first-batch-only", Defect::FirstBatchOnly),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
@@ -742,6 +748,7 @@ pub fn distort_input(
         | Defect::PodFlagNotRestored
         | Defect::StaleRefTakenOver
         | Defect::NoSlowStart
+        | Defect::FirstBatchOnly
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
         | Defect::SubdomainIsSetName
@@ -1200,6 +1207,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
             }
         }
         Defect::NoSlowStart => plan.batches.clear(),
+        Defect::FirstBatchOnly => plan.batches.retain(|b| b.start() == 0),
         Defect::StatusClaimsReady => {
             plan.status.ready_replicas = Some(plan.status.replicas);
             plan.status.available_replicas = Some(plan.status.replicas);

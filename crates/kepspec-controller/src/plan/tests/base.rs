@@ -234,6 +234,57 @@ fn gates_parse_like_feature_gate_flags() {
 }
 
 #[test]
+fn gates_follow_the_release_and_refuse_gates_it_lacks() {
+    use kepspec_core::Version;
+    let gates = |r, m, e| ControllerGates {
+        statefulset_recreate_strategy: r,
+        max_unavailable_statefulset: m,
+        enforced_rolling_update_in_statefulset: e,
+    };
+    // StatefulSetRecreateStrategy arrives in v1.37, MaxUnavailableStatefulSet
+    // in v1.24; the draft's gate is in no release and starts off.
+    let (v123, v136, v137) = (
+        Version::patch(1, 23, 0),
+        Version::patch(1, 36, 0),
+        Version::patch(1, 37, 0),
+    );
+    assert_eq!(
+        ControllerGates::for_version(v123),
+        gates(false, false, false)
+    );
+    assert_eq!(
+        ControllerGates::for_version(v136),
+        gates(false, true, false)
+    );
+    assert_eq!(ControllerGates::for_version(v137), gates(true, true, false));
+    // Each named gate changes only itself, from the release's own gates.
+    let parsed = |spec| ControllerGates::parse_for(spec, v137);
+    assert_eq!(
+        parsed("StatefulSetRecreateStrategy=false"),
+        Ok(gates(false, true, false))
+    );
+    assert_eq!(
+        parsed("MaxUnavailableStatefulSet=false"),
+        Ok(gates(true, false, false))
+    );
+    assert_eq!(
+        parsed("EnforcedRollingUpdateInStatefulSet=true"),
+        Ok(gates(true, true, true))
+    );
+    assert_eq!(
+        ControllerGates::parse_for("", v136),
+        Ok(gates(false, true, false))
+    );
+    // A gate the release does not have is refused, as kube-controller-manager
+    // refuses it.
+    assert_eq!(
+        ControllerGates::parse_for("StatefulSetRecreateStrategy=true", v136),
+        Err("unrecognized feature gate: StatefulSetRecreateStrategy".to_string())
+    );
+    assert!(ControllerGates::parse_for("Nope=true", v137).is_err());
+}
+
+#[test]
 fn a_written_status_reads_back_unchanged() {
     // The executor writes the status when its JSON differs from the served
     // one: a settled set must plan the very same JSON again.
