@@ -139,6 +139,18 @@ async fn no_pod_while_deleting(w: &mut KepWorld, pod: String, claim: String) -> 
 }
 
 #[then(
+    expr = "no pod {string} of {string} was created while the PersistentVolumeClaim {string} named an earlier pod of that name"
+)]
+async fn no_pod_on_stale_claim(
+    w: &mut KepWorld,
+    pod: String,
+    set: String,
+    claim: String,
+) -> anyhow::Result<()> {
+    owners::check_stale_claim(w.sc()?, &set, &claim, &pod).await
+}
+
+#[then(
     expr = "within {int} seconds the PersistentVolumeClaim {string} exists again, bound, as a new object"
 )]
 async fn claim_recreated(w: &mut KepWorld, n: u64, claim: String) -> anyhow::Result<()> {

@@ -96,6 +96,24 @@ async fn fail_nth(w: &mut KepWorld, nth: String, code: u16) -> anyhow::Result<()
     faults::fail(w.sc()?, &words, &Target::writes(), Occurrence::Nth(n), code)
 }
 
+#[given(
+    expr = "the garbage collector leaves the scenario's objects alone for {int} seconds at most"
+)]
+#[when(
+    expr = "the garbage collector leaves the scenario's objects alone for {int} seconds at most"
+)]
+async fn hold_collector(w: &mut KepWorld, secs: u64) -> anyhow::Result<()> {
+    let words = format!(
+        "the garbage collector leaves the scenario's objects alone for {secs} seconds at most"
+    );
+    faults::hold_collector(w.sc()?, &words, Duration::from_secs(secs))
+}
+
+#[when(expr = "the garbage collector takes up the scenario's objects again")]
+async fn release_collector(w: &mut KepWorld) -> anyhow::Result<()> {
+    faults::release_collector(w.sc()?)
+}
+
 #[given(expr = "every {int}th write of the controller is delayed by {int} milliseconds")]
 #[when(expr = "every {int}th write of the controller is delayed by {int} milliseconds")]
 async fn delay_kth(w: &mut KepWorld, k: u64, ms: u64) -> anyhow::Result<()> {

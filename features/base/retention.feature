@@ -238,3 +238,58 @@ Feature: PersistentVolumeClaim retention policy
     And every version of the PersistentVolumeClaim "data-web-1" since it was given ownerReferences has exactly those
     # The finalizer goes, so that the scenario's namespace can go on a real cluster.
     When the finalizer "keep-with/stale-ref" is removed from the PersistentVolumeClaim "data-web-1"
+
+  # covers: C47
+  @embedded-only
+  Scenario: a pod is not created again while its claim still names the pod's earlier incarnation
+    # rejects: a controller that creates web-2 again at once, handing it the claim the garbage collector is about to delete
+    Upstream's `PodClaimIsStale` (pkg/controller/statefulset/stateful_pod_control.go),
+    which its sync calls before every pod creation: under whenScaled Delete,
+    a claim naming a pod of the pod's name with another uid is stale, "no
+    more work can be done this round", and the pod waits until the garbage
+    collector has deleted the claim. On a real cluster that window lasts as
+    long as the garbage collector takes; the embedded cluster holds its
+    collector off the scenario's objects to keep it open until the
+    controller has seen the scale-up, so the scenario runs there only.
+    Upstream's controller does not sync when a claim goes, so the set is
+    changed once the claim is gone.
+    Given a StatefulSet "web" with 3 replicas, retention policy "Retain/Delete" and a volume claim "data"
+    And all pods of "web" are running and ready
+    When the garbage collector leaves the scenario's objects alone for 60 seconds at most
+    And "web" is scaled to 2 replicas
+    Then within 30 seconds the pods of "web" are web-0, web-1
+    When "web" is scaled to 3 replicas
+    Then within 30 seconds "web" has observed its latest generation
+    And no pod "web-2" of "web" was created while the PersistentVolumeClaim "data-web-2" named an earlier pod of that name
+    When the garbage collector takes up the scenario's objects again
+    Then within 30 seconds the PersistentVolumeClaim "data-web-2" is gone
+    When "web" is changed with this merge patch:
+      """
+      spec:
+        revisionHistoryLimit: 5
+      """
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready
+    And no pod "web-2" of "web" was created while the PersistentVolumeClaim "data-web-2" named an earlier pod of that name
+
+  # covers: C47
+  Scenario: a claim owned by an object of another kind named like the pod does not hold the pod back
+    # rejects: a controller that takes any owner named like the pod for an earlier pod of that name, whatever its kind, and waits for ever for the claim to go
+    Upstream's `PodClaimIsStale` finds the earlier pod through `matchesRef`
+    (pkg/controller/statefulset/stateful_set_utils.go), which compares a
+    reference's group, kind and name: a ConfigMap named like the pod is not
+    the pod, and the claim it owns is not stale. The ConfigMap keeps the
+    claim from the garbage collector, so this holds on any cluster.
+    Given a StatefulSet "web" with 3 replicas and a volume claim "data"
+    And all pods of "web" are running and ready
+    When "web" is scaled to 2 replicas
+    Then within 30 seconds the pods of "web" are web-0, web-1
+    When a ConfigMap "web-2" is created
+    And the PersistentVolumeClaim "data-web-2" is given the ConfigMap "web-2" as an owner that is not its controller
+    And "web" is changed with this merge patch:
+      """
+      spec:
+        persistentVolumeClaimRetentionPolicy:
+          whenScaled: Delete
+      """
+    And "web" is scaled to 3 replicas
+    Then within 60 seconds all 3 pods of "web" run the update revision and are ready

@@ -343,6 +343,122 @@ pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Resu
     Ok(())
 }
 
+/// The uids of the pods named `pod` a claim version names as owners.
+fn pod_owner_uids<'e>(e: &'e crate::history::Entry, pod: &str) -> Vec<&'e str> {
+    e.object
+        .lookup("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r.get("kind").and_then(Value::as_str) == Some("Pod")
+                && r.get("name").and_then(Value::as_str) == Some(pod)
+        })
+        .filter_map(|r| r.get("uid").and_then(Value::as_str))
+        .collect()
+}
+
+/// The version of `claim` current just before entry `at` (None if it did
+/// not exist then).
+fn claim_before<'t>(
+    t: &'t Timeline,
+    claim: &str,
+    at: &crate::history::Entry,
+) -> Option<&'t crate::history::Entry> {
+    t.entries()
+        .iter()
+        .filter(|e| e.kind == Kind::PersistentVolumeClaim && e.name == claim && before(e, at))
+        .max_by(|a, b| {
+            if before(a, b) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        })
+        .filter(|e| e.change != Change::Deleted)
+}
+
+/// No pod `pod` of `set` was created while its claim `claim` still named an
+/// earlier pod of that name as an owner (upstream's `PodClaimIsStale`: under
+/// whenScaled Delete such a claim is the garbage collector's to delete, and
+/// the pod waits for it). The check must have had something to judge: the
+/// set was scaled back over the pod's ordinal while the claim named the
+/// earlier pod after it was gone.
+pub fn no_pod_on_stale_claim(
+    t: &Timeline,
+    set: &str,
+    claim: &str,
+    pod: &str,
+) -> Result<(), Violation> {
+    let clause = clauses::stale_claim_blocks_creation();
+    let last = t.next_seq().saturating_sub(1);
+    for c in t
+        .entries()
+        .iter()
+        .filter(|e| e.kind == Kind::Pod && e.name == pod && e.change == Change::Added)
+    {
+        let Some(version) = claim_before(t, claim, c) else {
+            continue;
+        };
+        if let Some(earlier) = pod_owner_uids(version, pod)
+            .into_iter()
+            .find(|u| *u != c.uid)
+        {
+            return Err(Violation::at_entry(
+                t,
+                &clause,
+                c.seq,
+                Breach::new(
+                    format!(
+                        "{pod} (uid {}) was created while {claim} still named an earlier pod {pod} (uid {earlier}) as its owner",
+                        c.uid
+                    ),
+                    vec![pod.to_string()],
+                ),
+            ));
+        }
+    }
+    let ordinal = pod
+        .rsplit_once('-')
+        .and_then(|(_, o)| o.parse::<i64>().ok());
+    let judged = t
+        .entries()
+        .iter()
+        .filter(|d| d.kind == Kind::Pod && d.name == pod && d.change == Change::Deleted)
+        .any(|d| {
+            t.entries()
+                .iter()
+                .filter(|u| {
+                    u.kind == Kind::StatefulSet
+                        && u.name == set
+                        && before(d, u)
+                        && u.object
+                            .lookup("/spec/replicas")
+                            .and_then(Value::as_i64)
+                            .zip(ordinal)
+                            .is_some_and(|(r, o)| r > o)
+                })
+                .any(|u| {
+                    claim_before(t, claim, u)
+                        .is_some_and(|v| pod_owner_uids(v, pod).contains(&d.uid.as_str()))
+                })
+        });
+    if judged {
+        return Ok(());
+    }
+    Err(Violation::at_entry(
+        t,
+        &clause,
+        last,
+        Breach::new(
+            format!(
+                "{set} never asked for {pod} again while {claim} still named the earlier {pod} after it was gone, so nothing was checked"
+            ),
+            vec![pod.to_string()],
+        ),
+    ))
+}
+
 /// A claim/pod ordering rule of this module.
 pub type Rule = fn(&Timeline, &str, &str) -> Result<(), Violation>;
 
@@ -359,6 +475,18 @@ pub async fn check(
     until_gone_recorded(sc, gone.0, gone.1).await;
     let t = sc.timeline().await?;
     let result = rule(&t, claim, pod);
+    keep(sc, result)
+}
+
+/// Judges [`no_pod_on_stale_claim`] on the scenario's history.
+pub async fn check_stale_claim(
+    sc: &mut Scenario,
+    set: &str,
+    claim: &str,
+    pod: &str,
+) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let result = no_pod_on_stale_claim(&t, set, claim, pod);
     keep(sc, result)
 }
 

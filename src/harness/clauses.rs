@@ -499,6 +499,15 @@ pub fn foreign_claim_owners() -> Clause {
     )
 }
 
+/// Upstream's `PodClaimIsStale`: a pod waits while its claim still names an
+/// earlier pod of its name.
+pub fn stale_claim_blocks_creation() -> Clause {
+    Clause::new(
+        "upstream code (paraphrase): PodClaimIsStale, pkg/controller/statefulset/stateful_pod_control.go, called before every pod creation in stateful_set_control.go wherever the StatefulSetAutoDeletePVC gate is on (by default from v1.27): under whenScaled Delete a claim naming a pod of the pod's name with another uid is stale, and the pod is not created while it is (\"If a pod has a stale PVC, no more work can be done this round\")",
+        "",
+    )
+}
+
 /// A condemned pod's claim names it before the pod is deleted.
 pub fn retention_crash_safety() -> Clause {
     Clause::new(

@@ -12,7 +12,8 @@ use super::env::{Environment, CONTROLLER_AGENT};
 use super::scenario::Scenario;
 use super::staging::ISOLATED_TAG;
 use crate::sim::faults::{
-    FaultAction, FaultRule, Faults, Hits, Listener, Occurrence, RequestRecord, RuleId,
+    CollectorHold, FaultAction, FaultRule, Faults, Hits, Listener, Occurrence, RequestRecord,
+    RuleId,
 };
 use crate::sim::stale::{Lag, StaleView};
 
@@ -306,6 +307,53 @@ pub fn stale_view(
         must_fire,
         stale_view: true,
     });
+    Ok(())
+}
+
+/// Holds the embedded cluster's garbage collector off the scenario's
+/// namespace for `lasting`: it neither deletes nor changes the namespace's
+/// objects meanwhile, as if its work queue had not reached them, then takes
+/// them up at once. Only the scenario's namespace is held, so the scenario
+/// need not run alone. It need not hold anything back: a controller that
+/// deletes its claims itself gives the collector nothing to do, so the
+/// checks that rely on the hold say themselves whether their window opened.
+pub fn hold_collector(sc: &mut Scenario, words: &str, lasting: Duration) -> anyhow::Result<()> {
+    let faults = sc
+        .env
+        .embedded
+        .as_ref()
+        .map(|c| c.faults())
+        .ok_or_else(|| {
+            input(format!(
+                "holding the garbage collector needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
+            ))
+        })?;
+    let id = faults.add_collector_hold(CollectorHold {
+        namespace: sc.namespace.clone(),
+        until: Instant::now() + lasting,
+    });
+    sc.faults.push(Injected {
+        words: words.to_string(),
+        rule: id,
+        must_fire: MustFire::No,
+        stale_view: false,
+    });
+    Ok(())
+}
+
+/// Ends the scenario's holds on the garbage collector now.
+pub fn release_collector(sc: &mut Scenario) -> anyhow::Result<()> {
+    let faults = sc
+        .env
+        .embedded
+        .as_ref()
+        .map(|c| c.faults())
+        .ok_or_else(|| {
+            input(format!(
+                "holding the garbage collector needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
+            ))
+        })?;
+    faults.end_collector_holds(&sc.namespace);
     Ok(())
 }
 

@@ -242,6 +242,18 @@ struct Inner {
     watch_ends: VecDeque<(WatchKey, WatchEnd)>,
     fences: Vec<String>,
     stale: Vec<(RuleId, StaleView, Hits)>,
+    holds: Vec<(RuleId, CollectorHold, Hits)>,
+}
+
+/// The garbage collector held off one namespace: until `until` it neither
+/// deletes nor changes that namespace's objects, as if its work queue had
+/// not reached them yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollectorHold {
+    /// The namespace left alone.
+    pub namespace: String,
+    /// When the collector takes it up again.
+    pub until: std::time::Instant,
 }
 
 /// Which watch a pending [`WatchEnd`] is for: user agent, resource, namespace.
@@ -254,7 +266,8 @@ const PENDING_WATCH_ENDS: usize = 64;
 #[derive(Clone)]
 pub struct Faults {
     inner: Arc<Mutex<Inner>>,
-    /// Bumped when a stale view is installed or ended, to wake watches.
+    /// Bumped when a stale view or a collector hold is installed or ended,
+    /// to wake watches and the garbage collector.
     views: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
@@ -271,6 +284,7 @@ impl Faults {
                 watch_ends: VecDeque::new(),
                 fences: Vec::new(),
                 stale: Vec::new(),
+                holds: Vec::new(),
             })),
             views: Arc::new(tokio::sync::watch::channel(0).0),
         }
@@ -390,8 +404,61 @@ impl Faults {
         let inner = self.lock();
         let rule = inner.rules.iter().find(|(i, ..)| *i == id);
         let view = || inner.stale.iter().find(|(i, ..)| *i == id);
+        let hold = || inner.holds.iter().find(|(i, ..)| *i == id);
         rule.map(|(_, _, h)| *h)
             .or_else(|| view().map(|(_, _, h)| *h))
+            .or_else(|| hold().map(|(_, _, h)| *h))
+    }
+
+    /// Holds the garbage collector off a namespace until the hold's time is
+    /// up; its hits count the collector's actions held back.
+    pub fn add_collector_hold(&self, hold: CollectorHold) -> RuleId {
+        let mut inner = self.lock();
+        let id = RuleId(inner.next_rule);
+        inner.next_rule += 1;
+        inner.holds.push((id, hold, Hits::default()));
+        drop(inner);
+        self.views.send_modify(|n| *n += 1);
+        id
+    }
+
+    /// Whether the collector must leave `namespace` alone now; counts the
+    /// action held back if so.
+    pub fn collector_holds_back(&self, namespace: &str) -> bool {
+        let now = std::time::Instant::now();
+        let mut inner = self.lock();
+        let Some((_, _, hits)) = inner
+            .holds
+            .iter_mut()
+            .find(|(_, h, _)| h.namespace == namespace && h.until > now)
+        else {
+            return false;
+        };
+        hits.matched += 1;
+        hits.applied += 1;
+        true
+    }
+
+    /// Ends the holds on `namespace` now.
+    pub fn end_collector_holds(&self, namespace: &str) {
+        let now = std::time::Instant::now();
+        for (_, h, _) in self.lock().holds.iter_mut() {
+            if h.namespace == namespace && h.until > now {
+                h.until = now;
+            }
+        }
+        self.views.send_modify(|n| *n += 1);
+    }
+
+    /// When the next collector hold still in force ends.
+    pub fn next_hold_end(&self) -> Option<std::time::Instant> {
+        let now = std::time::Instant::now();
+        self.lock()
+            .holds
+            .iter()
+            .map(|(_, h, _)| h.until)
+            .filter(|u| *u > now)
+            .min()
     }
 
     /// Serves the matching clients a stale view until its time is up.

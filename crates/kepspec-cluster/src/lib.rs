@@ -274,7 +274,11 @@ impl EmbeddedCluster {
                 tracing::error!("embedded apiserver stopped: {e}");
             }
         })];
-        tasks.push(tokio::spawn(gc::run(store.clone(), cancel.clone())));
+        tasks.push(tokio::spawn(gc::run(
+            store.clone(),
+            state.faults.clone(),
+            cancel.clone(),
+        )));
         let cluster = EmbeddedCluster {
             addr,
             token,

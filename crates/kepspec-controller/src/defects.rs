@@ -226,6 +226,16 @@ pub enum Defect {
     /// (upstream's `hasStaleOwnerRef`: such a claim "should not be
     /// touched").
     StaleRefTakenOver,
+    /// PersistentVolumeClaim retention: does not see a claim's reference to
+    /// a pod that no longer exists, so under whenScaled Delete it creates a
+    /// pod again at once on the claim the garbage collector is about to
+    /// delete (upstream's `PodClaimIsStale` makes the pod wait).
+    StaleClaimIgnored,
+    /// PersistentVolumeClaim retention: takes a claim's owner of another
+    /// kind named like one of the set's pods for that pod, so under
+    /// whenScaled Delete the pod waits for ever on a claim it holds stale
+    /// (upstream's `matchesRef` compares group, kind and name).
+    StaleByName,
     /// Parallel pod management: performs a sync's creations and deletions one
     /// by one, stopping at the first that fails, instead of in slow-start
     /// batches (so a failing creation holds back every higher ordinal).
@@ -319,7 +329,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 87] = [
+    pub const ALL: [(&'static str, Defect); 89] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -402,6 +412,8 @@ impl Defect {
         ("second-claim-controller", Defect::SecondClaimController),
         ("pod-flag-not-restored", Defect::PodFlagNotRestored),
         ("stale-ref-taken-over", Defect::StaleRefTakenOver),
+        ("stale-claim-ignored", Defect::StaleClaimIgnored),
+        ("stale-by-name", Defect::StaleByName),
         ("no-slow-start", Defect::NoSlowStart),
         ("first-batch-only", Defect::FirstBatchOnly),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
@@ -747,6 +759,8 @@ pub fn distort_input(
         | Defect::SecondClaimController
         | Defect::PodFlagNotRestored
         | Defect::StaleRefTakenOver
+        | Defect::StaleClaimIgnored
+        | Defect::StaleByName
         | Defect::NoSlowStart
         | Defect::FirstBatchOnly
         | Defect::CondemnedWaitsForReady
@@ -1343,6 +1357,40 @@ pub fn forget_earlier_sets(claims: &mut [PersistentVolumeClaim], set: &StatefulS
                     && r.uid != uid)
             });
         }
+    }
+}
+
+/// With [`Defect::StaleClaimIgnored`], the claims as that controller sees
+/// them: a reference to a pod none of `pods` is named like is dropped.
+pub fn forget_absent_pods(claims: &mut [PersistentVolumeClaim], pods: &[Arc<Pod>]) {
+    let present = |name: &str| {
+        pods.iter()
+            .any(|p| p.metadata.name.as_deref() == Some(name))
+    };
+    for c in claims {
+        if let Some(refs) = c.metadata.owner_references.as_mut() {
+            refs.retain(|r| !(r.api_version == "v1" && r.kind == "Pod" && !present(&r.name)));
+        }
+    }
+}
+
+/// With [`Defect::StaleByName`], the claims as that controller sees them:
+/// an owner of any kind named like a pod of `set` reads as that pod.
+pub fn others_named_like_pods(claims: &mut [PersistentVolumeClaim], set: &StatefulSet) {
+    let name = set.metadata.name.as_deref().unwrap_or_default();
+    let like_pod = |owner: &str| {
+        owner
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    for r in claims
+        .iter_mut()
+        .flat_map(|c| c.metadata.owner_references.iter_mut().flatten())
+        .filter(|r| r.kind != "Pod" && like_pod(&r.name))
+    {
+        r.kind = "Pod".into();
+        r.api_version = "v1".into();
     }
 }
 

@@ -547,6 +547,14 @@ async fn sync_fresh(
         super::defects::forget_earlier_sets(&mut claims, &typed);
     }
     #[cfg(kepspec_defects)]
+    if defect == Some(super::defects::Defect::StaleClaimIgnored) {
+        super::defects::forget_absent_pods(&mut claims, &pods);
+    }
+    #[cfg(kepspec_defects)]
+    if defect == Some(super::defects::Defect::StaleByName) {
+        super::defects::others_named_like_pods(&mut claims, &typed);
+    }
+    #[cfg(kepspec_defects)]
     if defect == Some(super::defects::Defect::PodFlagNotRestored) {
         super::defects::pod_refs_as_controllers(&mut claims);
     }

@@ -95,3 +95,48 @@ fn a_claim_deleted_while_its_pod_exists_is_caught() {
         .delete_pod("web-2");
     assert!(claim_outlived_pod(b.timeline(), "data-web-2", "web-2").is_err());
 }
+
+#[test]
+fn a_pod_created_on_a_claim_naming_its_earlier_incarnation_is_caught() {
+    // web-2#1 is condemned, its claim names it, and it goes; the set is
+    // scaled back up while the claim still names it.
+    let history = |b: &mut TimelineBuilder| {
+        b.set_spec("web", json!({"replicas": 3}));
+        b.create_pod("web-2", "r1").claim("data-web-2");
+        b.set_spec("web", json!({"replicas": 2}));
+        b.claim_owners("data-web-2", json!([pod_ref("web-2", "web-2#1")]));
+        b.delete_pod("web-2");
+        b.set_spec("web", json!({"replicas": 3}));
+    };
+    let judge =
+        |b: &TimelineBuilder| no_pod_on_stale_claim(b.timeline(), "web", "data-web-2", "web-2");
+
+    // Upstream: the pod waits until the garbage collector deletes the claim.
+    let mut waits = TimelineBuilder::new();
+    history(&mut waits);
+    waits.delete(Kind::PersistentVolumeClaim, "data-web-2");
+    waits.claim("data-web-2").create_pod("web-2", "r1");
+    assert!(judge(&waits).is_ok());
+
+    // The pod made at once gets the claim that is about to go.
+    let mut eager = TimelineBuilder::new();
+    history(&mut eager);
+    eager.create_pod("web-2", "r1");
+    let err = judge(&eager).expect_err("created on a stale claim");
+    assert!(err
+        .to_string()
+        .contains("still named an earlier pod web-2 (uid web-2#1)"));
+
+    // A claim gone before the scale-up leaves nothing to judge.
+    let mut vacuous = TimelineBuilder::new();
+    vacuous.set_spec("web", json!({"replicas": 3}));
+    vacuous.create_pod("web-2", "r1").claim("data-web-2");
+    vacuous.set_spec("web", json!({"replicas": 2}));
+    vacuous.claim_owners("data-web-2", json!([pod_ref("web-2", "web-2#1")]));
+    vacuous.delete_pod("web-2");
+    vacuous.delete(Kind::PersistentVolumeClaim, "data-web-2");
+    vacuous.set_spec("web", json!({"replicas": 3}));
+    vacuous.claim("data-web-2").create_pod("web-2", "r1");
+    let err = judge(&vacuous).expect_err("nothing judged");
+    assert!(err.to_string().contains("nothing was checked"));
+}

@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::delete::{delete_in, DeleteOpts, Propagation};
+use super::faults::Faults;
 use super::meta::{finalizers, meta_str, set_finalizers};
 use super::objects::{update_in, Target};
 use super::resources::{self, ResourceInfo};
@@ -70,13 +71,14 @@ pub(crate) fn plan<V: Borrow<Value>>(objects: &[(ObjKey, V)]) -> Vec<GcAction> {
             continue;
         }
         let mut live = 0;
+        let mut dangling = Vec::new();
         let mut foreground = Vec::new();
         let mut orphaning = Vec::new();
         let mut blocking_fg = false;
         for (uid, block) in &rs {
             has_dependents.insert(uid.clone());
             match by_uid.get(uid.as_str()) {
-                None => {}
+                None => dangling.push(uid.clone()),
                 Some(owner) if deleting(owner) && has_finalizer(owner, "orphan") => {
                     orphaning.push(uid.clone())
                 }
@@ -104,8 +106,12 @@ pub(crate) fn plan<V: Borrow<Value>>(objects: &[(ObjKey, V)]) -> Vec<GcAction> {
                 Propagation::Background
             };
             actions.push(GcAction::Delete(key.clone(), p));
-        } else if !foreground.is_empty() {
-            actions.push(GcAction::DropOwnerRefs(key.clone(), foreground));
+        } else if !dangling.is_empty() || !foreground.is_empty() {
+            // Upstream's attemptToDeleteItem: an object with a live owner
+            // loses its references to absent owners and to owners deleting
+            // their dependents in the foreground, in one patch.
+            dangling.extend(foreground);
+            actions.push(GcAction::DropOwnerRefs(key.clone(), dangling));
         }
     }
     for &(key, o) in &objects {
@@ -276,8 +282,20 @@ fn relevant_objects(store: &Store, served: &HashSet<Gr>) -> (Vec<(ObjKey, Arc<Va
     })
 }
 
-/// One pass: how many actions took effect, and what it found.
-fn collect_pass(store: &Store) -> (usize, Known) {
+/// The namespace an action changes something in ("" for cluster-scoped
+/// objects).
+fn namespace_of(action: &GcAction) -> &str {
+    match action {
+        GcAction::Delete(k, _)
+        | GcAction::DropOwnerRefs(k, _)
+        | GcAction::RemoveFinalizer(k, _) => &k.namespace,
+        GcAction::FinalizeNamespace(ns) => ns,
+    }
+}
+
+/// One pass: how many actions took effect, and what it found. Actions in a
+/// namespace a fault holds the collector off are left for a later pass.
+fn collect_pass(store: &Store, faults: &Faults) -> (usize, Known) {
     let infos = resources::all(store);
     let served: HashSet<Gr> = infos.iter().map(ResourceInfo::gr).collect();
     let (objects, mut known) = relevant_objects(store, &served);
@@ -300,7 +318,11 @@ fn collect_pass(store: &Store) -> (usize, Known) {
             })
         })
         .count();
-    let acted = actions.iter().filter(|a| perform(store, &infos, a)).count();
+    let acted = actions
+        .iter()
+        .filter(|a| !faults.collector_holds_back(namespace_of(a)))
+        .filter(|a| perform(store, &infos, a))
+        .count();
     (restored + acted, known)
 }
 
@@ -375,9 +397,10 @@ fn storage_releases(store: &Store) -> (Vec<GcAction>, bool) {
 /// Passes until one changes nothing (at most 100); what the last one found
 /// (`None` after a panic or if the passes never settled: every change then
 /// counts again).
-fn collect_until_settled(store: &Store) -> Option<Known> {
+fn collect_until_settled(store: &Store, faults: &Faults) -> Option<Known> {
     for _ in 0..100 {
-        let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_pass(store)));
+        let pass =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| collect_pass(store, faults)));
         match pass {
             Ok((0, known)) => return Some(known),
             Ok(_) => {}
@@ -398,9 +421,12 @@ const MIN_GAP: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Runs the collector until cancelled: a full pass at start, then one
 /// whenever a committed change [`matters`] given what the last pass found
-/// (all of them again if the event window has moved past what it saw).
-pub(crate) async fn run(store: Store, cancel: CancellationToken) {
+/// (all of them again if the event window has moved past what it saw), and
+/// a full one when a fault's hold on a namespace (or a stale view) starts
+/// or ends.
+pub(crate) async fn run(store: Store, faults: Faults, cancel: CancellationToken) {
     let mut changed = store.subscribe();
+    let mut holds = faults.subscribe_views();
     let mut seen: Option<u64> = None;
     let mut known: Option<Known> = None;
     let mut last_round: Option<tokio::time::Instant> = None;
@@ -431,11 +457,24 @@ pub(crate) async fn run(store: Store, cancel: CancellationToken) {
             settle_cluster_roles(&store);
         }
         if due {
-            known = collect_until_settled(&store);
+            known = collect_until_settled(&store, &faults);
             last_round = Some(tokio::time::Instant::now());
         }
+        let hold_end = faults.next_hold_end().map(tokio::time::Instant::from_std);
         tokio::select! {
             r = changed.changed() => if r.is_err() { return; },
+            _ = async {
+                match hold_end {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            } => seen = None,
+            r = holds.changed() => {
+                if r.is_err() {
+                    return;
+                }
+                seen = None;
+            }
             _ = cancel.cancelled() => return,
         }
     }
@@ -471,6 +510,26 @@ mod tests {
             vec![GcAction::Delete(
                 ObjKey::new(&pods, "d", "web-0"),
                 Propagation::Background
+            )]
+        );
+    }
+
+    #[test]
+    fn a_live_owner_keeps_its_dependent_and_the_absent_ones_are_dropped() {
+        let pods = Gr::new("", "pods");
+        let sets = Gr::new("apps", "statefulsets");
+        let owner = obj(&sets, "d", "web", sts("s1", &[], false));
+        let mut dependent = pod("s1", false);
+        dependent["metadata"]["ownerReferences"]
+            .as_array_mut()
+            .expect("references")
+            .push(json!({"uid": "gone"}));
+        let a = plan(&[owner, obj(&pods, "d", "web-0", dependent)]);
+        assert_eq!(
+            a,
+            vec![GcAction::DropOwnerRefs(
+                ObjKey::new(&pods, "d", "web-0"),
+                vec!["gone".to_string()]
             )]
         );
     }
