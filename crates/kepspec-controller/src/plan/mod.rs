@@ -270,17 +270,9 @@ pub fn plan(obs: &Observed<'_>, gates: &ControllerGates) -> Result<Plan, PlanErr
     }
 
     // 7. Status, then history.
-    let counted: Vec<&Pod> = if phase == Phase::Deleting {
-        members.clone()
-    } else {
-        members
-            .iter()
-            .copied()
-            .filter(|p| pods::ordinal(p).is_some())
-            .collect()
-    };
+    // Every member has an ordinal: `pods::is_member` reads it from the name.
     let mut counts = ReplicaCounts::of(
-        counted,
+        members.clone(),
         sync.min_ready,
         obs.now,
         &revisions.current_name,
