@@ -200,6 +200,22 @@ fn pod_deletion<'t>(t: &'t Timeline, pod: &str) -> Option<&'t crate::history::En
     })
 }
 
+/// The ownerReferences of an object's version that name pod `pod`.
+fn pod_refs<'e, 'p>(
+    e: &'e crate::history::Entry,
+    pod: &'p str,
+) -> impl Iterator<Item = &'e Value> + use<'e, 'p> {
+    e.object
+        .lookup("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(move |r| {
+            r.get("kind").and_then(Value::as_str) == Some("Pod")
+                && r.get("name").and_then(Value::as_str) == Some(pod)
+        })
+}
+
 /// `claim` named `pod` as an owner before the deletion of `pod` was
 /// requested (StatefulSet concepts: "no Pod will be deleted before its owner
 /// reference has been updated"), and `pod` was deleted.
@@ -218,15 +234,7 @@ pub fn owned_before_deleted(t: &Timeline, claim: &str, pod: &str) -> Result<(), 
         before(e, deleted)
             && e.kind == Kind::PersistentVolumeClaim
             && e.name == claim
-            && e.object
-                .lookup("/metadata/ownerReferences")
-                .and_then(Value::as_array)
-                .is_some_and(|refs| {
-                    refs.iter().any(|r| {
-                        r.get("kind").and_then(Value::as_str) == Some("Pod")
-                            && r.get("name").and_then(Value::as_str) == Some(pod)
-                    })
-                })
+            && pod_refs(e, pod).next().is_some()
     });
     if named {
         return Ok(());
@@ -345,15 +353,7 @@ pub fn no_pod_while_claim_deleting(t: &Timeline, claim: &str, pod: &str) -> Resu
 
 /// The uids of the pods named `pod` a claim version names as owners.
 fn pod_owner_uids<'e>(e: &'e crate::history::Entry, pod: &str) -> Vec<&'e str> {
-    e.object
-        .lookup("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|r| {
-            r.get("kind").and_then(Value::as_str) == Some("Pod")
-                && r.get("name").and_then(Value::as_str) == Some(pod)
-        })
+    pod_refs(e, pod)
         .filter_map(|r| r.get("uid").and_then(Value::as_str))
         .collect()
 }
@@ -418,9 +418,7 @@ pub fn no_pod_on_stale_claim(
             ));
         }
     }
-    let ordinal = pod
-        .rsplit_once('-')
-        .and_then(|(_, o)| o.parse::<i64>().ok());
+    let ordinal = crate::history::views::ordinal_of(set, pod).map(i64::from);
     let judged = t
         .entries()
         .iter()

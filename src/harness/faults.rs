@@ -184,9 +184,15 @@ pub(crate) fn faults_of(sc: &Scenario) -> anyhow::Result<Faults> {
             "fault injection needs a cluster of its own; tag the scenario @{ISOLATED_TAG} @{EMBEDDED_ONLY_TAG}"
         )));
     }
+    embedded_faults(sc, "fault injection")
+}
+
+/// The embedded cluster's fault registry; `what` names the step's need in
+/// the error on any other cluster.
+fn embedded_faults(sc: &Scenario, what: &str) -> anyhow::Result<Faults> {
     sc.env.embedded.as_ref().map(|c| c.faults()).ok_or_else(|| {
         input(format!(
-            "fault injection needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
+            "{what} needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
         ))
     })
 }
@@ -318,16 +324,7 @@ pub fn stale_view(
 /// deletes its claims itself gives the collector nothing to do, so the
 /// checks that rely on the hold say themselves whether their window opened.
 pub fn hold_collector(sc: &mut Scenario, words: &str, lasting: Duration) -> anyhow::Result<()> {
-    let faults = sc
-        .env
-        .embedded
-        .as_ref()
-        .map(|c| c.faults())
-        .ok_or_else(|| {
-            input(format!(
-                "holding the garbage collector needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
-            ))
-        })?;
+    let faults = embedded_faults(sc, "holding the garbage collector")?;
     let id = faults.add_collector_hold(CollectorHold {
         namespace: sc.namespace.clone(),
         until: Instant::now() + lasting,
@@ -343,16 +340,7 @@ pub fn hold_collector(sc: &mut Scenario, words: &str, lasting: Duration) -> anyh
 
 /// Ends the scenario's holds on the garbage collector now.
 pub fn release_collector(sc: &mut Scenario) -> anyhow::Result<()> {
-    let faults = sc
-        .env
-        .embedded
-        .as_ref()
-        .map(|c| c.faults())
-        .ok_or_else(|| {
-            input(format!(
-                "holding the garbage collector needs the embedded cluster (@{EMBEDDED_ONLY_TAG})"
-            ))
-        })?;
+    let faults = embedded_faults(sc, "holding the garbage collector")?;
     faults.end_collector_holds(&sc.namespace);
     Ok(())
 }

@@ -242,7 +242,16 @@ struct Inner {
     watch_ends: VecDeque<(WatchKey, WatchEnd)>,
     fences: Vec<String>,
     stale: Vec<(RuleId, StaleView, Hits)>,
-    holds: Vec<(RuleId, CollectorHold, Hits)>,
+    holds: Vec<(RuleId, CollectorHold)>,
+}
+
+impl Inner {
+    /// A new rule's id.
+    fn next_id(&mut self) -> RuleId {
+        let id = RuleId(self.next_rule);
+        self.next_rule += 1;
+        id
+    }
 }
 
 /// The garbage collector held off one namespace: until `until` it neither
@@ -404,45 +413,34 @@ impl Faults {
         let inner = self.lock();
         let rule = inner.rules.iter().find(|(i, ..)| *i == id);
         let view = || inner.stale.iter().find(|(i, ..)| *i == id);
-        let hold = || inner.holds.iter().find(|(i, ..)| *i == id);
         rule.map(|(_, _, h)| *h)
             .or_else(|| view().map(|(_, _, h)| *h))
-            .or_else(|| hold().map(|(_, _, h)| *h))
     }
 
     /// Holds the garbage collector off a namespace until the hold's time is
-    /// up; its hits count the collector's actions held back.
+    /// up (or [`Self::end_collector_holds`]).
     pub fn add_collector_hold(&self, hold: CollectorHold) -> RuleId {
         let mut inner = self.lock();
-        let id = RuleId(inner.next_rule);
-        inner.next_rule += 1;
-        inner.holds.push((id, hold, Hits::default()));
+        let id = inner.next_id();
+        inner.holds.push((id, hold));
         drop(inner);
         self.views.send_modify(|n| *n += 1);
         id
     }
 
-    /// Whether the collector must leave `namespace` alone now; counts the
-    /// action held back if so.
-    pub fn collector_holds_back(&self, namespace: &str) -> bool {
+    /// Whether the collector must leave `namespace` alone now.
+    pub fn collector_holds(&self, namespace: &str) -> bool {
         let now = std::time::Instant::now();
-        let mut inner = self.lock();
-        let Some((_, _, hits)) = inner
+        self.lock()
             .holds
-            .iter_mut()
-            .find(|(_, h, _)| h.namespace == namespace && h.until > now)
-        else {
-            return false;
-        };
-        hits.matched += 1;
-        hits.applied += 1;
-        true
+            .iter()
+            .any(|(_, h)| h.namespace == namespace && h.until > now)
     }
 
     /// Ends the holds on `namespace` now.
     pub fn end_collector_holds(&self, namespace: &str) {
         let now = std::time::Instant::now();
-        for (_, h, _) in self.lock().holds.iter_mut() {
+        for (_, h) in self.lock().holds.iter_mut() {
             if h.namespace == namespace && h.until > now {
                 h.until = now;
             }
@@ -456,7 +454,7 @@ impl Faults {
         self.lock()
             .holds
             .iter()
-            .map(|(_, h, _)| h.until)
+            .map(|(_, h)| h.until)
             .filter(|u| *u > now)
             .min()
     }
@@ -464,15 +462,15 @@ impl Faults {
     /// Serves the matching clients a stale view until its time is up.
     pub fn add_stale_view(&self, view: StaleView) -> RuleId {
         let mut inner = self.lock();
-        let id = RuleId(inner.next_rule);
-        inner.next_rule += 1;
+        let id = inner.next_id();
         inner.stale.push((id, view, Hits::default()));
         drop(inner);
         self.views.send_modify(|n| *n += 1);
         id
     }
 
-    /// A receiver that changes whenever a stale view is installed or ended.
+    /// A receiver that changes whenever a stale view or a collector hold is
+    /// installed or ended.
     pub fn subscribe_views(&self) -> tokio::sync::watch::Receiver<u64> {
         self.views.subscribe()
     }
@@ -545,8 +543,7 @@ impl Faults {
     /// Installs a rule.
     pub fn add_rule(&self, rule: FaultRule) -> RuleId {
         let mut inner = self.lock();
-        let id = RuleId(inner.next_rule);
-        inner.next_rule += 1;
+        let id = inner.next_id();
         inner.rules.push((id, rule, Hits::default()));
         id
     }

@@ -320,7 +320,7 @@ fn collect_pass(store: &Store, faults: &Faults) -> (usize, Known) {
         .count();
     let acted = actions
         .iter()
-        .filter(|a| !faults.collector_holds_back(namespace_of(a)))
+        .filter(|a| !faults.collector_holds(namespace_of(a)))
         .filter(|a| perform(store, &infos, a))
         .count();
     (restored + acted, known)
