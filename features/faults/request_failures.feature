@@ -10,6 +10,14 @@ Feature: Rollouts converge when the controller's writes fail
   TestStatefulSetStatusWithPodFail), so the status keeps counting what exists
   while a write keeps failing.
 
+  Events are the exception: client-go's recorder, which upstream's controller
+  writes its events with, does not try an event again once the apiserver has
+  answered, whatever the code (k8s.io/client-go/tools/record/event.go,
+  recordEvent, which logs that it will not retry a rejected event), and KEP-3541
+  emits RecreateStarted only on the first entry to the deletion phase. So a
+  refused RecreateStarted may be lost for good: here it is recorded at most
+  once, where a fault-free Recreate requires it exactly once.
+
   # cite: calibration-facts | Upstream StatefulSet controller, v1.37 (KEP-3541 alpha, PR #137187) | "Upstream writes StatefulSet status even when an action of the sync failed"
 
   @kep-3541 @gate-StatefulSetRecreateStrategy
@@ -21,7 +29,7 @@ Feature: Rollouts converge when the controller's writes fail
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And no pod of the update revision was created while a pod of another revision existed
     And every PersistentVolumeClaim of "web" kept its uid
-    And the event "RecreateStarted" was recorded for "web" exactly 1 time
+    And the event "RecreateStarted" was recorded for "web" at most 1 time
     And every injected fault was triggered
 
     Examples:

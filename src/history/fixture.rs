@@ -175,7 +175,8 @@ impl TimelineBuilder {
         self
     }
 
-    /// Records an event about `involved` (kind StatefulSet).
+    /// Records an event about `involved` (kind StatefulSet, with the uid of
+    /// the set of that name when one is recorded).
     pub(crate) fn event(
         &mut self,
         involved: &str,
@@ -183,11 +184,27 @@ impl TimelineBuilder {
         reason: &str,
         message: &str,
     ) -> &mut Self {
+        let mut reference = json!({"kind": "StatefulSet", "name": involved});
+        if let Some(set) = self.objects.get(&(Kind::StatefulSet, involved.to_string())) {
+            reference["uid"] = set["metadata"]["uid"].clone();
+        }
+        self.event_with_reference(reference, type_, reason, message)
+    }
+
+    /// Records an event whose `involvedObject` is `reference` as given.
+    pub(crate) fn event_with_reference(
+        &mut self,
+        reference: Value,
+        type_: &str,
+        reason: &str,
+        message: &str,
+    ) -> &mut Self {
+        let involved = reference["name"].as_str().unwrap_or_default();
         let name = format!("{involved}.{}", self.rv + 1);
         let uid = self.new_uid(&name);
         let obj = json!({"apiVersion": "v1", "kind": "Event",
             "metadata": {"name": name, "uid": uid},
-            "involvedObject": {"kind": "StatefulSet", "name": involved},
+            "involvedObject": reference,
             "type": type_, "reason": reason, "message": message});
         self.push(Kind::Event, Change::Added, obj);
         self

@@ -245,13 +245,39 @@ pub(crate) fn deletions_then_creations(
     old: &[String],
 ) -> Result<(), Violation> {
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    let incarnations: Vec<&Value> = t
+        .of_object(Kind::StatefulSet, set)
+        .map(|e| &*e.object)
+        .collect();
     let mut deleted: Vec<&str> = Vec::new();
     let mut created = false;
     for e in t.entries().iter().skip(skip) {
         if e.kind != Kind::Event || e.change == Change::Deleted {
             continue;
         }
-        match pod_event(&e.object, set) {
+        let event = pod_event(&e.object, set);
+        if let Some((reason, pod)) = event {
+            let why = reference_gap(&e.object, &incarnations).or_else(|| {
+                let type_ = e.object.get("type").and_then(Value::as_str).unwrap_or("");
+                (type_ != "Normal").then(|| {
+                    format!(
+                        "it has type {type_:?}, where upstream records every Successful event as Normal (stateful_pod_control.go, recordPodEvent)"
+                    )
+                })
+            });
+            if let Some(why) = why {
+                return Err(Violation::at_entry(
+                    t,
+                    clause,
+                    e.seq,
+                    Breach::new(
+                        format!("the {reason} event of {set} about {pod}: {why}"),
+                        vec![pod.to_string()],
+                    ),
+                ));
+            }
+        }
+        match event {
             Some(("SuccessfulDelete", pod)) => deleted.push(pod),
             Some((_, pod)) if !created => {
                 created = true;
@@ -301,8 +327,92 @@ pub(crate) fn deletions_then_creations(
     ))
 }
 
+/// The first event at or after `from_seq` that matches `spec` by the set's
+/// name but whose reference is not to a StatefulSet of that name as the
+/// history recorded it (kind, namespace, and the uid of one of its
+/// incarnations).
+fn misreferenced_event(
+    t: &Timeline,
+    clause: &Clause,
+    from_seq: u64,
+    spec: &EventSpec<'_>,
+    set: &str,
+) -> Result<(), Violation> {
+    let incarnations: Vec<&Value> = t
+        .of_object(Kind::StatefulSet, set)
+        .map(|e| &*e.object)
+        .collect();
+    let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
+    for e in t.entries().iter().skip(skip) {
+        if e.kind != Kind::Event || e.change == Change::Deleted || !spec.matches(&e.object) {
+            continue;
+        }
+        if let Some(why) = reference_gap(&e.object, &incarnations) {
+            return Err(Violation::at_entry(
+                t,
+                clause,
+                e.seq,
+                Breach::new(
+                    format!(
+                        "event {} names {set} but {why}, so `kubectl describe statefulset {set}` does not show it",
+                        spec.reason
+                    ),
+                    vec![],
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What keeps an event's reference from naming one of `sets` (the recorded
+/// incarnations of the set it names), or `None` when it names one. With no
+/// incarnation recorded only the kind is checked.
+fn reference_gap(ev: &Value, sets: &[&Value]) -> Option<String> {
+    let reference = ev.get("involvedObject").or_else(|| ev.get("regarding"))?;
+    let field = |v: &Value, p: &str| {
+        v.lookup(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let kind = field(reference, "/kind");
+    let expected_kind = sets
+        .first()
+        .map(|s| field(s, "/kind"))
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "StatefulSet".to_string());
+    if kind != expected_kind {
+        return Some(format!(
+            "its reference has kind {kind:?}, not {expected_kind:?}"
+        ));
+    }
+    let first = sets.first()?;
+    let namespace = field(reference, "/namespace");
+    let expected_namespace = field(first, "/metadata/namespace");
+    if namespace != expected_namespace {
+        return Some(format!(
+            "its reference has namespace {namespace:?}, not {expected_namespace:?}"
+        ));
+    }
+    let uid = field(reference, "/uid");
+    if sets.iter().any(|s| field(s, "/metadata/uid") == uid) {
+        return None;
+    }
+    Some(format!(
+        "its reference has uid {uid:?}, which no StatefulSet of that name had"
+    ))
+}
+
 /// Matching events occurred at or after `from_seq`, exactly `times` times
 /// when given, at least once otherwise.
+///
+/// Every matching event must also refer to the set the way
+/// `kubectl describe statefulset` looks events up: kubectl's `searchEvents`
+/// (staging/src/k8s.io/kubectl/pkg/describe/describe.go) selects
+/// `involvedObject.name`, `.namespace`, `.kind` and `.uid` of the object,
+/// so an event that names the set but carries another kind, namespace or
+/// uid is one its users never see.
 pub fn event_recorded(
     t: &Timeline,
     clause: &Clause,
@@ -310,6 +420,9 @@ pub fn event_recorded(
     spec: &EventSpec<'_>,
     times: Option<usize>,
 ) -> Result<(), Violation> {
+    if let Some(set) = spec.involved {
+        misreferenced_event(t, clause, from_seq, spec, set)?;
+    }
     let n = event_occurrences(t, from_seq, spec);
     let ok = match times {
         Some(k) => n == k,
@@ -377,5 +490,79 @@ mod tests {
         // Claim events are not pod events.
         let v = judge(&[(d, "web-1"), (d, "web-0"), (c, "x")]);
         assert!(v.is_ok());
+    }
+
+    #[test]
+    fn pod_events_are_normal_and_about_the_set() {
+        let judge = |type_: &str, reference: Value| {
+            let mut b = TimelineBuilder::new();
+            b.set_status("web", serde_json::json!({}));
+            for (reason, verb, pod) in [
+                ("SuccessfulDelete", "delete", "web-0"),
+                ("SuccessfulCreate", "create", "web-0"),
+            ] {
+                b.event_with_reference(
+                    reference.clone(),
+                    type_,
+                    reason,
+                    &format!("{verb} Pod {pod} in StatefulSet web successful"),
+                );
+            }
+            let old = vec!["web-0".to_string()];
+            deletions_then_creations(b.timeline(), &Clause::from("t"), 0, "web", &old)
+        };
+        let about = serde_json::json!({"kind": "StatefulSet", "name": "web", "uid": "web#1"});
+        judge("Normal", about.clone()).unwrap();
+        let v = judge("", about).unwrap_err();
+        assert!(
+            v.message
+                .contains("SuccessfulDelete event of web about web-0: it has type \"\""),
+            "{v}"
+        );
+        let v = judge(
+            "Normal",
+            serde_json::json!({"kind": "StatefulSet", "name": "web", "uid": "other"}),
+        )
+        .unwrap_err();
+        assert!(
+            v.message.contains("which no StatefulSet of that name had"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn an_event_counts_only_when_it_refers_to_the_set_as_kubectl_describe_finds_it() {
+        let spec = EventSpec {
+            reason: "RecreateStarted",
+            involved: Some("web"),
+            type_: None,
+        };
+        let judge = |reference: Value| {
+            let mut b = TimelineBuilder::new();
+            b.set_status("web", serde_json::json!({}));
+            b.event_with_reference(reference, "Normal", "RecreateStarted", "");
+            event_recorded(b.timeline(), &Clause::from("t"), 0, &spec, Some(1))
+        };
+        let mut b = TimelineBuilder::new();
+        b.set_status("web", serde_json::json!({}));
+        b.event("web", "Normal", "RecreateStarted", "");
+        event_recorded(b.timeline(), &Clause::from("t"), 0, &spec, Some(1)).unwrap();
+        let v =
+            judge(serde_json::json!({"kind": "Pod", "name": "web", "uid": "web#1"})).unwrap_err();
+        assert!(
+            v.message.contains(r#"kind "Pod", not "StatefulSet""#),
+            "{v}"
+        );
+        let v = judge(serde_json::json!({"name": "web", "uid": "web#1"})).unwrap_err();
+        assert!(v.message.contains(r#"kind "", not "StatefulSet""#), "{v}");
+        let v = judge(serde_json::json!({"kind": "StatefulSet", "name": "web"})).unwrap_err();
+        assert!(v.message.contains("uid \"\", which no StatefulSet"), "{v}");
+        let v = judge(serde_json::json!({"kind": "StatefulSet", "name": "web", "uid": "web#1", "namespace": "other"}))
+            .unwrap_err();
+        assert!(v.message.contains(r#"namespace "other", not """#), "{v}");
+        assert!(
+            v.message.contains("kubectl describe statefulset web"),
+            "{v}"
+        );
     }
 }

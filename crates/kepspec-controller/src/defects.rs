@@ -245,6 +245,11 @@ pub enum Defect {
     /// a failing creation's batch partners wait for the next sync, which
     /// starts its own batch with them.
     FirstBatchOnly,
+    /// Events: writes the set's events with a reference that has no uid
+    /// (built from the set's name and namespace by hand), so
+    /// `kubectl describe statefulset`, which looks events up by the set's
+    /// uid as well, never shows them.
+    EventsWithoutUid,
     /// OrderedReady scale-down: never deletes a condemned pod that is not
     /// Running and Ready, the first unhealthy one included, so a scale-down
     /// past an unready pod never finishes (the hang of kubernetes#123918).
@@ -329,7 +334,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 89] = [
+    pub const ALL: [(&'static str, Defect); 90] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -416,6 +421,7 @@ impl Defect {
         ("stale-by-name", Defect::StaleByName),
         ("no-slow-start", Defect::NoSlowStart),
         ("first-batch-only", Defect::FirstBatchOnly),
+        ("events-without-uid", Defect::EventsWithoutUid),
         ("condemned-waits-for-ready", Defect::CondemnedWaitsForReady),
         ("ignore-claim-deletion", Defect::IgnoreClaimDeletion),
         ("unset-min-ready-as-ten", Defect::UnsetMinReadyAsTen),
@@ -763,6 +769,7 @@ pub fn distort_input(
         | Defect::StaleByName
         | Defect::NoSlowStart
         | Defect::FirstBatchOnly
+        | Defect::EventsWithoutUid
         | Defect::CondemnedWaitsForReady
         | Defect::IgnoreClaimDeletion
         | Defect::SubdomainIsSetName

@@ -168,8 +168,9 @@ pub(crate) async fn record(
     );
     let api: Api<Event> = Api::namespaced(client.clone(), &regarding.namespace);
     // client-go's recorder tries an event up to 12 times
-    // (tools/record/event.go, maxTriesPerEvent) with 10 s between tries; the
-    // bundled controller tries as often, 100 ms apart, inline.
+    // (tools/record/event.go, maxTriesPerEvent) with 10 s between tries, and
+    // only while the apiserver cannot be reached; the bundled controller
+    // tries as often and on the same errors, 100 ms apart, inline.
     for attempt in 1..=MAX_TRIES {
         match api.create(&PostParams::default(), &event).await {
             Ok(_) => return,
@@ -185,12 +186,12 @@ pub(crate) async fn record(
 /// Tries per event, as client-go's recorder.
 const MAX_TRIES: u32 = 12;
 
-/// Errors worth another try: the server's (5xx, 429, 409) and transport ones.
+/// Errors worth another try, as client-go's `recordEvent` decides: an
+/// apiserver's answer (a `StatusError`, whatever its code) is final ("Server
+/// rejected event ... (will not retry!)"); the apiserver not answering, a
+/// transport error, is tried again.
 fn retriable(err: &kube::Error) -> bool {
-    match err {
-        kube::Error::Api(s) => s.code >= 500 || s.code == 429 || s.code == 409,
-        _ => true,
-    }
+    !matches!(err, kube::Error::Api(_))
 }
 
 #[cfg(test)]
@@ -207,6 +208,16 @@ mod tests {
             error_text(&err),
             "Precondition failed: UID in precondition: a"
         );
+    }
+
+    #[test]
+    fn only_an_unanswered_request_is_tried_again() {
+        for code in [409, 429, 500, 503] {
+            let status = kube::core::Status::failure("refused", "InternalError").with_code(code);
+            assert!(!retriable(&kube::Error::Api(Box::new(status))), "{code}");
+        }
+        let unreachable = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        assert!(retriable(&kube::Error::ReadEvents(unreachable)));
     }
 
     #[test]

@@ -504,7 +504,8 @@ async fn sync_fresh(
         revisions,
     } = view;
 
-    let regarding = Regarding {
+    #[cfg_attr(not(kepspec_defects), allow(unused_mut))]
+    let mut regarding = Regarding {
         api_version: ctx.opts.resource.api_version.clone(),
         kind: ctx.opts.resource.kind.clone(),
         namespace: ns.clone(),
@@ -519,6 +520,10 @@ async fn sync_fresh(
     #[cfg(kepspec_defects)]
     if let Some(d) = defect {
         super::defects::distort_input(d, &mut typed, &mut pods, &mut gates);
+    }
+    #[cfg(kepspec_defects)]
+    if defect == Some(super::defects::Defect::EventsWithoutUid) {
+        regarding.uid.clear();
     }
     let kind = (
         ctx.opts.resource.api_version.as_str(),

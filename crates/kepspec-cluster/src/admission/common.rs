@@ -101,6 +101,64 @@ pub(super) fn service(obj: &Value) -> Vec<FieldError> {
     Vec::new()
 }
 
+/// `legacyValidateEvent` (`pkg/apis/core/validation/events.go`), which
+/// every core/v1 Event create and update goes through: an event without
+/// `eventTime` (as client-go's legacy recorder writes them) must name the
+/// namespace it is stored in as its `involvedObject.namespace` (or leave
+/// both empty, or be in `default`); one with `eventTime` must name a
+/// reporting controller, instance and action. The length limits and the
+/// name rules of the stricter events.k8s.io/v1 path are not checked.
+pub(super) fn event(obj: &Value) -> Vec<FieldError> {
+    let namespace = obj
+        .lookup("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let involved = obj
+        .lookup("/involvedObject/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let event_time = obj
+        .get("eventTime")
+        .and_then(Value::as_str)
+        .is_some_and(|t| !t.is_empty() && !t.starts_with("0001-01-01T00:00:00"));
+    let mismatch = || {
+        FieldError::invalid(
+            "involvedObject.namespace",
+            super::fielderr::go_quote(involved),
+            "does not match event.namespace",
+        )
+    };
+    let mut out = Vec::new();
+    if !event_time {
+        let agrees = if involved.is_empty() {
+            namespace.is_empty() || namespace == "default"
+        } else {
+            namespace == involved
+        };
+        if !agrees {
+            out.push(mismatch());
+        }
+        return out;
+    }
+    if involved.is_empty() && namespace != "default" && namespace != "kube-system" {
+        out.push(mismatch());
+    }
+    for (field, path) in [
+        ("reportingComponent", "/reportingComponent"),
+        ("reportingInstance", "/reportingInstance"),
+        ("action", "/action"),
+    ] {
+        if obj
+            .lookup(path)
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            out.push(FieldError::required(field, ""));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +166,40 @@ mod tests {
 
     fn messages(errors: Vec<FieldError>) -> Vec<String> {
         errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn an_event_is_stored_in_the_namespace_of_what_it_is_about() {
+        let ev = |ns: &str, involved: Option<&str>| {
+            let mut v = json!({"metadata": {"namespace": ns}, "involvedObject": {"kind": "StatefulSet", "name": "web"}});
+            if let Some(i) = involved {
+                v["involvedObject"]["namespace"] = json!(i);
+            }
+            v
+        };
+        assert!(event(&ev("s1", Some("s1"))).is_empty());
+        assert!(event(&ev("default", None)).is_empty());
+        assert_eq!(
+            messages(event(&ev("s1", None))),
+            vec![r#"involvedObject.namespace: Invalid value: "": does not match event.namespace"#]
+        );
+        assert_eq!(
+            messages(event(&ev("s1", Some("s2")))),
+            vec![
+                r#"involvedObject.namespace: Invalid value: "s2": does not match event.namespace"#
+            ]
+        );
+        // A new-style event (eventTime set) names its reporter and action.
+        let mut new = ev("s1", Some("s1"));
+        new["eventTime"] = json!("2026-11-29T05:00:00.000000Z");
+        assert_eq!(
+            messages(event(&new)),
+            vec![
+                "reportingComponent: Required value",
+                "reportingInstance: Required value",
+                "action: Required value",
+            ]
+        );
     }
 
     #[test]

@@ -280,6 +280,7 @@ pub(crate) fn admit(req: &mut AdmissionRequest<'_>) -> Result<(), Invalid> {
         ("", "configmaps") => common::config_map(req.object),
         ("", "secrets") => common::secret(req.object),
         ("", "services") => common::service(req.object),
+        ("", "events") => common::event(req.object),
         ("", "persistentvolumes") => {
             defaults::persistent_volume(req.object, req.operation);
             Vec::new()
