@@ -48,6 +48,9 @@ fn go_json_escapes_control_characters() {
         String::from_utf8(go_json(&v)).unwrap(),
         r#""\u0001\b\f\u001f""#
     );
+    // The first printable character, and DEL, travel as they are.
+    let v = json!(" a\u{7f}");
+    assert_eq!(String::from_utf8(go_json(&v)).unwrap(), "\" a\u{7f}\"");
 }
 
 #[test]
