@@ -245,10 +245,7 @@ pub(crate) fn deletions_then_creations(
     old: &[String],
 ) -> Result<(), Violation> {
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
-    let incarnations: Vec<&Value> = t
-        .of_object(Kind::StatefulSet, set)
-        .map(|e| &*e.object)
-        .collect();
+    let sets = incarnations(t, set);
     let mut deleted: Vec<&str> = Vec::new();
     let mut created = false;
     for e in t.entries().iter().skip(skip) {
@@ -257,7 +254,7 @@ pub(crate) fn deletions_then_creations(
         }
         let event = pod_event(&e.object, set);
         if let Some((reason, pod)) = event {
-            let why = reference_gap(&e.object, &incarnations).or_else(|| {
+            let why = reference_gap(&e.object, &sets).or_else(|| {
                 let type_ = e.object.get("type").and_then(Value::as_str).unwrap_or("");
                 (type_ != "Normal").then(|| {
                     format!(
@@ -338,16 +335,13 @@ fn misreferenced_event(
     spec: &EventSpec<'_>,
     set: &str,
 ) -> Result<(), Violation> {
-    let incarnations: Vec<&Value> = t
-        .of_object(Kind::StatefulSet, set)
-        .map(|e| &*e.object)
-        .collect();
+    let sets = incarnations(t, set);
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
     for e in t.entries().iter().skip(skip) {
         if e.kind != Kind::Event || e.change == Change::Deleted || !spec.matches(&e.object) {
             continue;
         }
-        if let Some(why) = reference_gap(&e.object, &incarnations) {
+        if let Some(why) = reference_gap(&e.object, &sets) {
             return Err(Violation::at_entry(
                 t,
                 clause,
@@ -363,6 +357,14 @@ fn misreferenced_event(
         }
     }
     Ok(())
+}
+
+/// Every recorded state of the StatefulSets named `set`, across their
+/// incarnations (a set deleted and created again has another uid).
+fn incarnations<'t>(t: &'t Timeline, set: &'t str) -> Vec<&'t Value> {
+    t.of_object(Kind::StatefulSet, set)
+        .map(|e| &*e.object)
+        .collect()
 }
 
 /// What keeps an event's reference from naming one of `sets` (the recorded
