@@ -8,7 +8,7 @@ use super::checks::{Breach, Clause, Violation};
 use super::timeline::{Change, Kind, Timeline};
 use kepspec_core::Lookup as _;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A condition expected on a StatefulSet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -245,7 +245,7 @@ pub(crate) fn deletions_then_creations(
     old: &[String],
 ) -> Result<(), Violation> {
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
-    let sets = incarnations(t, set);
+    let sets = SetReference::of(t, set);
     let mut deleted: Vec<&str> = Vec::new();
     let mut created = false;
     for e in t.entries().iter().skip(skip) {
@@ -254,7 +254,7 @@ pub(crate) fn deletions_then_creations(
         }
         let event = pod_event(&e.object, set);
         if let Some((reason, pod)) = event {
-            let why = reference_gap(&e.object, &sets).or_else(|| {
+            let why = sets.gap(&e.object).or_else(|| {
                 let type_ = e.object.get("type").and_then(Value::as_str).unwrap_or("");
                 (type_ != "Normal").then(|| {
                     format!(
@@ -335,13 +335,13 @@ fn misreferenced_event(
     spec: &EventSpec<'_>,
     set: &str,
 ) -> Result<(), Violation> {
-    let sets = incarnations(t, set);
+    let sets = SetReference::of(t, set);
     let skip = usize::try_from(from_seq).unwrap_or(usize::MAX);
     for e in t.entries().iter().skip(skip) {
         if e.kind != Kind::Event || e.change == Change::Deleted || !spec.matches(&e.object) {
             continue;
         }
-        if let Some(why) = reference_gap(&e.object, &sets) {
+        if let Some(why) = sets.gap(&e.object) {
             return Err(Violation::at_entry(
                 t,
                 clause,
@@ -359,51 +359,71 @@ fn misreferenced_event(
     Ok(())
 }
 
-/// Every recorded state of the StatefulSets named `set`, across their
-/// incarnations (a set deleted and created again has another uid).
-fn incarnations<'t>(t: &'t Timeline, set: &'t str) -> Vec<&'t Value> {
-    t.of_object(Kind::StatefulSet, set)
-        .map(|e| &*e.object)
-        .collect()
+/// What an event's reference must carry to be about the StatefulSets named
+/// `set`, as the history recorded them across their incarnations (a set
+/// deleted and created again under the same name has a new uid): their kind,
+/// namespace and uids. With no incarnation recorded only the kind is known.
+struct SetReference {
+    kind: String,
+    /// `None` when no incarnation was recorded.
+    namespace: Option<String>,
+    uids: BTreeSet<String>,
 }
 
-/// What keeps an event's reference from naming one of `sets` (the recorded
-/// incarnations of the set it names), or `None` when it names one. With no
-/// incarnation recorded only the kind is checked.
-fn reference_gap(ev: &Value, sets: &[&Value]) -> Option<String> {
-    let reference = ev.get("involvedObject").or_else(|| ev.get("regarding"))?;
-    let field = |v: &Value, p: &str| {
-        v.lookup(p)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let kind = field(reference, "/kind");
-    let expected_kind = sets
-        .first()
-        .map(|s| field(s, "/kind"))
-        .filter(|k| !k.is_empty())
-        .unwrap_or_else(|| "StatefulSet".to_string());
-    if kind != expected_kind {
-        return Some(format!(
-            "its reference has kind {kind:?}, not {expected_kind:?}"
-        ));
+fn str_at(v: &Value, path: &str) -> String {
+    v.lookup(path)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+impl SetReference {
+    fn of(t: &Timeline, set: &str) -> Self {
+        let mut states = t.of_object(Kind::StatefulSet, set).map(|e| &*e.object);
+        let first = states.next();
+        let kind = first
+            .map(|s| str_at(s, "/kind"))
+            .filter(|k| !k.is_empty())
+            .unwrap_or_else(|| "StatefulSet".to_string());
+        let namespace = first.map(|s| str_at(s, "/metadata/namespace"));
+        let uids = first
+            .into_iter()
+            .chain(states)
+            .map(|s| str_at(s, "/metadata/uid"))
+            .collect();
+        Self {
+            kind,
+            namespace,
+            uids,
+        }
     }
-    let first = sets.first()?;
-    let namespace = field(reference, "/namespace");
-    let expected_namespace = field(first, "/metadata/namespace");
-    if namespace != expected_namespace {
-        return Some(format!(
-            "its reference has namespace {namespace:?}, not {expected_namespace:?}"
-        ));
+
+    /// What keeps `ev`'s reference from naming one of the incarnations, or
+    /// `None` when it names one.
+    fn gap(&self, ev: &Value) -> Option<String> {
+        let reference = ev.get("involvedObject").or_else(|| ev.get("regarding"))?;
+        let kind = str_at(reference, "/kind");
+        if kind != self.kind {
+            return Some(format!(
+                "its reference has kind {kind:?}, not {:?}",
+                self.kind
+            ));
+        }
+        let expected_namespace = self.namespace.as_deref()?;
+        let namespace = str_at(reference, "/namespace");
+        if namespace != expected_namespace {
+            return Some(format!(
+                "its reference has namespace {namespace:?}, not {expected_namespace:?}"
+            ));
+        }
+        let uid = str_at(reference, "/uid");
+        if self.uids.contains(&uid) {
+            return None;
+        }
+        Some(format!(
+            "its reference has uid {uid:?}, which no StatefulSet of that name had"
+        ))
     }
-    let uid = field(reference, "/uid");
-    if sets.iter().any(|s| field(s, "/metadata/uid") == uid) {
-        return None;
-    }
-    Some(format!(
-        "its reference has uid {uid:?}, which no StatefulSet of that name had"
-    ))
 }
 
 /// Matching events occurred at or after `from_seq`, exactly `times` times
