@@ -140,17 +140,13 @@ impl Kruise {
     }
 
     /// The ordinals of the replicas: from `start` up, skipping reserved
-    /// ordinals, until `replicas` are counted.
+    /// ordinals, until `replicas` are counted (none beyond `i32::MAX`, the
+    /// largest ordinal a pod name can carry).
     pub(super) fn ordinals(&self, start: i32, replicas: i32) -> Vec<i32> {
-        let mut out = Vec::new();
-        let mut ordinal = start;
-        while out.len() < usize::try_from(replicas).unwrap_or(0) && ordinal < i32::MAX {
-            if !self.reserved.contains(&ordinal) {
-                out.push(ordinal);
-            }
-            ordinal += 1;
-        }
-        out
+        (start..=i32::MAX)
+            .filter(|ordinal| !self.reserved.contains(ordinal))
+            .take(usize::try_from(replicas).unwrap_or(0))
+            .collect()
     }
 }
 

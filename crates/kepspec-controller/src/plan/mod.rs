@@ -326,10 +326,14 @@ fn split<'a>(
     let start = pods::start_ordinal(set);
     let count = pods::spec_replicas(set);
     // Ordinals in [start, start+replicas), or, for an Advanced StatefulSet,
-    // as many from start up as replicas, skipping reserved ordinals.
+    // as many from start up as replicas, skipping reserved ordinals; none
+    // beyond i32::MAX, the largest ordinal a pod name can carry (upstream's
+    // getOrdinal parses it as an int32).
     let ordinals: Vec<i32> = match kruise {
         Some(k) => k.ordinals(start, count),
-        None => (start..start.saturating_add(count)).collect(),
+        None => (start..=i32::MAX)
+            .take(usize::try_from(count).unwrap_or(0))
+            .collect(),
     };
     let index_of: std::collections::HashMap<i32, usize> =
         ordinals.iter().enumerate().map(|(i, o)| (*o, i)).collect();

@@ -54,6 +54,9 @@ fn reserved_ordinals_are_skipped_ranges_included() {
     )
     .unwrap();
     assert_eq!(k.ordinals(2, 4), vec![2, 4, 5, 6]);
+    // The last ordinal a pod name can carry is a replica too, and none
+    // follows it.
+    assert_eq!(k.ordinals(i32::MAX - 1, 3), vec![i32::MAX - 1, i32::MAX]);
 }
 
 #[test]

@@ -46,6 +46,14 @@ fn ordinals_start_shifts_the_range() {
         .parallel()
         .edit(|s| s["spec"]["ordinals"] = json!({"start": 5}));
     assert_eq!(created_names(&world.plan()), names(&["web-5", "web-6"]));
+    // The last ordinal a pod name can carry (upstream's getOrdinal parses
+    // an int32) is a replica too, and none follows it.
+    let world = World::new(3)
+        .parallel()
+        .edit(|s| s["spec"]["ordinals"] = json!({"start": i32::MAX - 1}));
+    let last = format!("web-{}", i32::MAX);
+    let before = format!("web-{}", i32::MAX - 1);
+    assert_eq!(created_names(&world.plan()), names(&[&before, &last]));
 }
 
 #[test]
