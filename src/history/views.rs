@@ -12,6 +12,7 @@
 //!   as available at once: they were ready before the scenario started.
 
 use super::timeline::{Change, Entry, Kind, Timeline};
+use crate::controller::plan::ReservedOrdinals;
 use kepspec_core::Lookup as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -306,7 +307,7 @@ pub struct SetScope {
     pub min_ready: Duration,
     /// An OpenKruise Advanced StatefulSet's `.spec.reserveOrdinals`: skipped,
     /// so the range runs past `start + replicas` by as many.
-    pub reserved: Vec<i32>,
+    pub reserved: ReservedOrdinals,
 }
 
 impl SetScope {
@@ -317,7 +318,7 @@ impl SetScope {
             replicas,
             ordinal_start: 0,
             min_ready: Duration::ZERO,
-            reserved: Vec::new(),
+            reserved: ReservedOrdinals::default(),
         }
     }
 
@@ -326,31 +327,22 @@ impl SetScope {
     pub fn in_range(&self, ordinal: i32) -> bool {
         if self.reserved.is_empty() {
             return ordinal >= self.ordinal_start
-                && ordinal < self.ordinal_start.saturating_add(self.replicas);
+                && i64::from(ordinal) < i64::from(self.ordinal_start) + i64::from(self.replicas);
         }
         self.ordinals().contains(&ordinal)
     }
 
     /// The ordinals of the replicas, in order.
     pub fn ordinals(&self) -> Vec<i32> {
-        let want = usize::try_from(self.replicas).unwrap_or(0);
-        let mut out = Vec::with_capacity(want);
-        let mut o = self.ordinal_start;
-        while out.len() < want && o < i32::MAX {
-            if !self.reserved.contains(&o) {
-                out.push(o);
-            }
-            o += 1;
-        }
-        out
+        self.reserved.replicas(self.ordinal_start, self.replicas)
     }
 }
 
 /// `.spec.reserveOrdinals` of an OpenKruise Advanced StatefulSet (integers
 /// and `"a-b"` ranges, read as the stand-in reads them); empty for any
 /// other kind.
-pub fn reserved_ordinals(set: &serde_json::Value) -> Vec<i32> {
-    crate::controller::plan::reserved_ordinals(set.lookup("/spec/reserveOrdinals"))
+pub fn reserved_ordinals(set: &serde_json::Value) -> ReservedOrdinals {
+    ReservedOrdinals::of(set.lookup("/spec/reserveOrdinals"))
 }
 
 /// The state of the namespace after some prefix of the timeline.

@@ -180,7 +180,7 @@ fn ordered_ready_creation_before_predecessor_ready_is_caught() {
     // minReadySeconds: web-1 waits for web-0 to be available for 5s.
     let scope = SetScope {
         min_ready: Duration::from_secs(5),
-        reserved: Vec::new(),
+        reserved: Default::default(),
         ..SetScope::new("web", 2)
     };
     let v = created_after_predecessors_ready(&t, &clause(), 0, &scope, PredecessorWait::Available)
@@ -231,7 +231,7 @@ fn min_ready_seconds_makes_fresh_pods_unavailable() {
     let t = b.build();
     let scope = SetScope {
         min_ready: Duration::from_secs(10),
-        reserved: Vec::new(),
+        reserved: Default::default(),
         ..SetScope::new("web", 2)
     };
     let v = at_most_unavailable(&t, &Clause::from("x"), 6, &scope, 1).unwrap_err();

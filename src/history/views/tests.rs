@@ -43,7 +43,7 @@ fn availability_honours_min_ready_seconds() {
     let t = b.build();
     let scope = SetScope {
         min_ready: Duration::from_secs(3),
-        reserved: Vec::new(),
+        reserved: Default::default(),
         ..SetScope::new("web", 2)
     };
     let mut s = State::new();
@@ -70,7 +70,7 @@ fn pods_ready_in_the_initial_list_are_available_at_once() {
     let t = b.build();
     let scope = SetScope {
         min_ready: Duration::from_secs(30),
-        reserved: Vec::new(),
+        reserved: Default::default(),
         ..SetScope::new("web", 2)
     };
     let s = state_before(&t, t.next_seq());

@@ -88,8 +88,8 @@ pub(super) enum Priority {
 pub(super) struct Kruise {
     /// `spec.updateStrategy.rollingUpdate.paused`.
     pub paused: bool,
-    /// `spec.reserveOrdinals`, ranges expanded.
-    pub reserved: BTreeSet<i32>,
+    /// `spec.reserveOrdinals`.
+    pub reserved: ReservedOrdinals,
     /// `spec.scaleStrategy.maxUnavailable`.
     pub scale_max_unavailable: Option<IntOrString>,
     /// `spec.updateStrategy.rollingUpdate.unorderedUpdate.priorityStrategy`.
@@ -120,9 +120,7 @@ impl Kruise {
         let at = |path: &str| rolling.and_then(|r| r.lookup(path));
         Some(Kruise {
             paused: at("/paused").and_then(Value::as_bool).unwrap_or(false),
-            reserved: reserved_ordinals(raw.lookup("/spec/reserveOrdinals"))
-                .into_iter()
-                .collect(),
+            reserved: ReservedOrdinals::of(raw.lookup("/spec/reserveOrdinals")),
             scale_max_unavailable: raw
                 .lookup("/spec/scaleStrategy/maxUnavailable")
                 .and_then(|v| serde_json::from_value(v.clone()).ok()),
@@ -140,29 +138,68 @@ impl Kruise {
     }
 
     /// The ordinals of the replicas: from `start` up, skipping reserved
-    /// ordinals, until `replicas` are counted (none beyond `i32::MAX`, the
-    /// largest ordinal a pod name can carry).
+    /// ordinals, until `replicas` are counted.
     pub(super) fn ordinals(&self, start: i32, replicas: i32) -> Vec<i32> {
-        (start..=i32::MAX)
-            .filter(|ordinal| !self.reserved.contains(ordinal))
-            .take(usize::try_from(replicas).unwrap_or(0))
-            .collect()
+        self.reserved.replicas(start, replicas)
     }
 }
 
-/// `reserveOrdinals`: integers and `"a-b"` ranges (Kruise ≥ 1.7.5).
-pub fn reserved_ordinals(value: Option<&Value>) -> Vec<i32> {
-    let mut out = Vec::new();
-    for item in value.and_then(Value::as_array).into_iter().flatten() {
-        if let Some(n) = item.as_i64().and_then(|n| i32::try_from(n).ok()) {
-            out.push(n);
-        } else if let Some((a, b)) = item.as_str().and_then(|s| s.split_once('-')) {
-            if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
-                out.extend(a..=b);
+/// `reserveOrdinals`: integers and `"a-b"` ranges (Kruise ≥ 1.7.5), kept
+/// as inclusive ranges, so that a wide range costs no more than a number.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReservedOrdinals(Vec<(i32, i32)>);
+
+impl ReservedOrdinals {
+    /// The reserved ordinals of a `reserveOrdinals` value; items that are
+    /// neither an int32 nor an `"a-b"` range of them are left out.
+    pub fn of(value: Option<&Value>) -> Self {
+        let mut ranges = Vec::new();
+        for item in value.and_then(Value::as_array).into_iter().flatten() {
+            if let Some(n) = item.as_i64().and_then(|n| i32::try_from(n).ok()) {
+                ranges.push((n, n));
+            } else if let Some((a, b)) = item.as_str().and_then(|s| s.split_once('-')) {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<i32>(), b.trim().parse::<i32>()) {
+                    ranges.push((a, b));
+                }
             }
         }
+        Self(ranges)
     }
-    out
+
+    /// No ordinal is reserved.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|(a, b)| a > b)
+    }
+
+    /// Whether `ordinal` is reserved.
+    pub fn contains(&self, ordinal: i32) -> bool {
+        self.0.iter().any(|&(a, b)| a <= ordinal && ordinal <= b)
+    }
+
+    /// The ordinals of `replicas` replicas: from `start` up, skipping the
+    /// reserved ones (a range at a time), none beyond `i32::MAX`, the
+    /// largest ordinal a pod name can carry.
+    pub fn replicas(&self, start: i32, replicas: i32) -> Vec<i32> {
+        let want = usize::try_from(replicas).unwrap_or(0);
+        let mut out = Vec::new();
+        let mut next = Some(start);
+        while let Some(ordinal) = next.filter(|_| out.len() < want) {
+            let skip_to = self
+                .0
+                .iter()
+                .filter(|&&(a, b)| a <= ordinal && ordinal <= b)
+                .map(|&(_, b)| b)
+                .max();
+            next = match skip_to {
+                Some(end) => end.checked_add(1),
+                None => {
+                    out.push(ordinal);
+                    ordinal.checked_add(1)
+                }
+            };
+        }
+        out
+    }
 }
 
 /// A JSON object of strings (label selectors and handlers); other values

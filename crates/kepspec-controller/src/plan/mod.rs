@@ -70,7 +70,7 @@ pub use enforced::{
 };
 pub use inplace::{images_only, CONDITION as IN_PLACE_UPDATE_READY};
 pub use kruise::{
-    is_kruise, reserved_ordinals, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE,
+    is_kruise, ReservedOrdinals, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE,
     SPECIFIED_DELETE,
 };
 pub use types::{

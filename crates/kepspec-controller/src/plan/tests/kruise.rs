@@ -40,7 +40,7 @@ fn only_the_kruise_group_is_read() {
     let apps = World::new(1).edit(|s| s["spec"]["reserveOrdinals"] = json!([0]));
     assert_eq!(Kruise::of(&apps.raw), None);
     let k = Kruise::of(&kruise(apps).raw).unwrap();
-    assert_eq!(k.reserved.into_iter().collect::<Vec<_>>(), vec![0]);
+    assert!(k.reserved.contains(0) && !k.reserved.contains(1));
 }
 
 #[test]
@@ -57,6 +57,12 @@ fn reserved_ordinals_are_skipped_ranges_included() {
     // The last ordinal a pod name can carry is a replica too, and none
     // follows it.
     assert_eq!(k.ordinals(i32::MAX - 1, 3), vec![i32::MAX - 1, i32::MAX]);
+    // A range is skipped whole, however wide.
+    let k = Kruise::of(
+        &kruise(World::new(2).edit(|s| s["spec"]["reserveOrdinals"] = json!(["0-2147483646"]))).raw,
+    )
+    .unwrap();
+    assert_eq!(k.ordinals(0, 2), vec![i32::MAX]);
 }
 
 #[test]
