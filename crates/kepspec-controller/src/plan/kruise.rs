@@ -136,12 +136,6 @@ impl Kruise {
                 .max(0),
         })
     }
-
-    /// The ordinals of the replicas: from `start` up, skipping reserved
-    /// ordinals, until `replicas` are counted.
-    pub(super) fn ordinals(&self, start: i32, replicas: i32) -> Vec<i32> {
-        self.reserved.replicas(start, replicas)
-    }
 }
 
 /// `reserveOrdinals`: integers and `"a-b"` ranges (Kruise ≥ 1.7.5), kept

@@ -329,12 +329,9 @@ fn split<'a>(
     // as many from start up as replicas, skipping reserved ordinals; none
     // beyond i32::MAX, the largest ordinal a pod name can carry (upstream's
     // getOrdinal parses it as an int32).
-    let ordinals: Vec<i32> = match kruise {
-        Some(k) => k.ordinals(start, count),
-        None => (start..=i32::MAX)
-            .take(usize::try_from(count).unwrap_or(0))
-            .collect(),
-    };
+    let none_reserved = kruise::ReservedOrdinals::default();
+    let reserved = kruise.map_or(&none_reserved, |k| &k.reserved);
+    let ordinals = reserved.replicas(start, count);
     let index_of: std::collections::HashMap<i32, usize> =
         ordinals.iter().enumerate().map(|(i, o)| (*o, i)).collect();
     let mut slots: Vec<Option<&'a Pod>> = vec![None; ordinals.len()];

@@ -47,22 +47,25 @@ fn only_the_kruise_group_is_read() {
 fn reserved_ordinals_are_skipped_ranges_included() {
     let world = kruise(World::new(4).edit(|s| s["spec"]["reserveOrdinals"] = json!([1, "3-4"])));
     let k = Kruise::of(&world.raw).unwrap();
-    assert_eq!(k.ordinals(0, 4), vec![0, 2, 5, 6]);
+    assert_eq!(k.reserved.replicas(0, 4), vec![0, 2, 5, 6]);
     // The worked example of Kruise's getStatefulSetReplicasRange.
     let k = Kruise::of(
         &kruise(World::new(4).edit(|s| s["spec"]["reserveOrdinals"] = json!([1, 3]))).raw,
     )
     .unwrap();
-    assert_eq!(k.ordinals(2, 4), vec![2, 4, 5, 6]);
+    assert_eq!(k.reserved.replicas(2, 4), vec![2, 4, 5, 6]);
     // The last ordinal a pod name can carry is a replica too, and none
     // follows it.
-    assert_eq!(k.ordinals(i32::MAX - 1, 3), vec![i32::MAX - 1, i32::MAX]);
+    assert_eq!(
+        k.reserved.replicas(i32::MAX - 1, 3),
+        vec![i32::MAX - 1, i32::MAX]
+    );
     // A range is skipped whole, however wide.
     let k = Kruise::of(
         &kruise(World::new(2).edit(|s| s["spec"]["reserveOrdinals"] = json!(["0-2147483646"]))).raw,
     )
     .unwrap();
-    assert_eq!(k.ordinals(0, 2), vec![i32::MAX]);
+    assert_eq!(k.reserved.replicas(0, 2), vec![i32::MAX]);
 }
 
 #[test]
