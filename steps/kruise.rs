@@ -43,7 +43,19 @@ async fn specified_unavailable(w: &mut KepWorld, max: usize, set: String) -> any
 
 #[then(expr = "no pod of {string} was ready while a container ran another image than its spec's")]
 async fn never_ready_stale(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
-    kruise::never_ready_on_another_image(w.sc()?, &set).await
+    kruise::never_true_on_another_image(w.sc()?, &set, "Ready").await
+}
+
+#[then(
+    expr = "no pod of {string} had InPlaceUpdateReady True while a container ran another image than its spec's"
+)]
+async fn gate_true_stale(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kruise::never_true_on_another_image(
+        w.sc()?,
+        &set,
+        crate::controller::plan::IN_PLACE_UPDATE_READY,
+    )
+    .await
 }
 
 #[then(
@@ -51,6 +63,13 @@ async fn never_ready_stale(w: &mut KepWorld, set: String) -> anyhow::Result<()> 
 )]
 async fn in_place_unready(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
     kruise::in_place_changes_waited(w.sc()?, &set, Duration::ZERO).await
+}
+
+#[then(
+    expr = "every in-place update of {string} changed images in the same write as its revision label"
+)]
+async fn in_place_one_write(w: &mut KepWorld, set: String) -> anyhow::Result<()> {
+    kruise::in_place_in_one_write(w.sc()?, &set).await
 }
 
 #[then(

@@ -124,9 +124,16 @@ fn condition_status<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v s
         .as_str()
 }
 
-/// At no moment was a pod of `set` Ready while one of its containers ran
-/// another image than its spec names (OpenKruise, "In-Place Update").
-pub async fn never_ready_on_another_image(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+/// At no moment was the condition `condition` (`Ready`, or
+/// `InPlaceUpdateReady`) of a pod of `set` True while one of its containers
+/// ran another image than its spec names (OpenKruise, "In-Place Update":
+/// the pod stays not ready, and the gate False, until the update is
+/// finished).
+pub async fn never_true_on_another_image(
+    sc: &mut Scenario,
+    set: &str,
+    condition: &str,
+) -> anyhow::Result<()> {
     let t = sc.timeline().await?;
     let from = sc.baseline(&t);
     let clause = in_place_ready_clause();
@@ -134,7 +141,7 @@ pub async fn never_ready_on_another_image(sc: &mut Scenario, set: &str) -> anyho
         if e.kind != Kind::Pod || crate::history::views::ordinal_of(set, &e.name).is_none() {
             return None;
         }
-        if condition_status(&e.object, "Ready") != Some("True") {
+        if condition_status(&e.object, condition) != Some("True") {
             return None;
         }
         let spec = images(&e.object, "/spec/containers");
@@ -146,12 +153,76 @@ pub async fn never_ready_on_another_image(sc: &mut Scenario, set: &str) -> anyho
             .collect();
         (!stale.is_empty()).then(|| {
             Breach::new(
-                format!("{} was Ready while {}", e.name, stale.join(", ")),
+                format!("{} had {condition} True while {}", e.name, stale.join(", ")),
                 vec![e.name.clone()],
             )
         })
     });
     keep(sc, result)
+}
+
+/// With no grace period, every in-place update of a pod of `set` changed
+/// its container images in the same write that set its revision label
+/// (Kruise's `updatePodInPlace` patches both at once; only a grace period
+/// puts the images in a later write): no version of a pod changed the one
+/// without the other. At least one such update happened.
+pub async fn in_place_in_one_write(sc: &mut Scenario, set: &str) -> anyhow::Result<()> {
+    let t = sc.timeline().await?;
+    let from = sc.baseline(&t);
+    match split_in_place_writes(&t, set, from) {
+        Err((seq, b)) => keep(
+            sc,
+            Err(Violation::at_entry(&t, &in_place_grace_clause(), seq, b)),
+        ),
+        Ok(0) => anyhow::bail!("no pod of {set} was updated in place; nothing to check"),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// The in-place updates of pods of `set` from entry `from` on (a version of
+/// a pod, the same uid, with another revision label or other images than
+/// the version before), or the first that changed the one without the
+/// other.
+fn split_in_place_writes(
+    t: &crate::history::Timeline,
+    set: &str,
+    from: u64,
+) -> Result<usize, (u64, Breach)> {
+    // Per pod uid: its revision label and its spec's images.
+    let mut last: std::collections::HashMap<&str, (&str, Images)> = Default::default();
+    let mut updates = 0;
+    for e in t.entries() {
+        if e.kind != Kind::Pod || crate::history::views::ordinal_of(set, &e.name).is_none() {
+            continue;
+        }
+        let revision = e
+            .object
+            .lookup("/metadata/labels")
+            .and_then(|l| l.get(crate::history::views::REVISION_LABEL))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let spec = images(&e.object, "/spec/containers");
+        if let Some((was, before)) = last.get(e.uid.as_str()) {
+            let relabelled = *was != revision;
+            let reimaged = *before != spec;
+            if (relabelled || reimaged) && e.seq >= from {
+                updates += 1;
+                if relabelled != reimaged {
+                    let what = if relabelled {
+                        format!("took the revision label {revision} with its images unchanged")
+                    } else {
+                        format!("changed its images with its revision label still {revision}")
+                    };
+                    return Err((
+                        e.seq,
+                        Breach::new(format!("{} {what}", e.name), vec![e.name.clone()]),
+                    ));
+                }
+            }
+        }
+        last.insert(&e.uid, (revision, spec));
+    }
+    Ok(updates)
 }
 
 /// Every change of a container image of a pod of `set` in place (the same
@@ -222,4 +293,39 @@ pub async fn in_place_changes_waited(
         anyhow::bail!("no pod of {set} changed an image in place; nothing to check");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::history::fixture::TimelineBuilder;
+
+    #[test]
+    fn an_in_place_update_sets_the_revision_label_and_the_images_in_one_write() {
+        let check = super::split_in_place_writes;
+        let mut b = TimelineBuilder::new();
+        b.create_pod("web-0", "a")
+            .pod_write("web-0", "a", Some("app:1"));
+        b.create_pod("web-1", "a")
+            .pod_write("web-1", "a", Some("app:1"));
+        let from = b.timeline().next_seq();
+        b.pod_write("web-0", "b", Some("app:2"));
+        assert!(matches!(check(b.timeline(), "web", from), Ok(1)));
+        // The label first, the images in a later write, as with a grace period.
+        let split = b.timeline().next_seq();
+        b.pod_write("web-1", "b", None)
+            .pod_write("web-1", "b", Some("app:2"));
+        let t = b.build();
+        let Err((seq, breach)) = check(&t, "web", from) else {
+            panic!("the split write passed");
+        };
+        assert_eq!(seq, split);
+        assert_eq!(
+            breach.message,
+            "web-1 took the revision label b with its images unchanged"
+        );
+        // A check from after the last write sees no update.
+        assert!(matches!(check(&t, "web", t.next_seq()), Ok(0)));
+        // Other sets' pods are not looked at.
+        assert!(matches!(check(&t, "db", from), Ok(0)));
+    }
 }

@@ -246,6 +246,23 @@ impl TimelineBuilder {
         })
     }
 
+    /// Pod `name` is written with `revision` as its revision label, and with
+    /// `image` as its only container's, when given.
+    #[cfg(test)]
+    pub(crate) fn pod_write(
+        &mut self,
+        name: &str,
+        revision: &str,
+        image: Option<&str>,
+    ) -> &mut Self {
+        self.modify(Kind::Pod, name, |o| {
+            o["metadata"]["labels"][super::views::REVISION_LABEL] = json!(revision);
+            if let Some(image) = image {
+                o["spec"]["containers"] = json!([{"name": "app", "image": image}]);
+            }
+        })
+    }
+
     /// Replaces the spec of StatefulSet `name` (created if new), raising its
     /// generation as the apiserver does.
     #[cfg(test)]

@@ -321,6 +321,9 @@ pub enum Defect {
     /// OpenKruise "In-Place Update": changes the images without first
     /// setting `InPlaceUpdateReady` False.
     KruiseInPlaceStillReady,
+    /// OpenKruise "In-Place Update": patches a pod in place without the
+    /// template's labels and annotations.
+    KruiseInPlaceDropsMetadata,
     /// OpenKruise "In-Place Update": ignores `gracePeriodSeconds`.
     KruiseIgnoreGrace,
     /// OpenKruise "Priority strategy": ignores `unorderedUpdate`.
@@ -334,7 +337,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 90] = [
+    pub const ALL: [(&'static str, Defect); 91] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -453,6 +456,10 @@ impl Defect {
         (
             "kruise-in-place-still-ready",
             Defect::KruiseInPlaceStillReady,
+        ),
+        (
+            "kruise-in-place-drops-metadata",
+            Defect::KruiseInPlaceDropsMetadata,
         ),
         ("kruise-ignore-grace", Defect::KruiseIgnoreGrace),
         ("kruise-ignore-priority", Defect::KruiseIgnorePriority),
@@ -793,6 +800,7 @@ pub fn distort_input(
         | Defect::KruiseSpecifiedDeleteUnbounded
         | Defect::KruiseInPlaceRecreates
         | Defect::KruiseInPlaceStillReady
+        | Defect::KruiseInPlaceDropsMetadata
         | Defect::KruiseIgnoreGrace
         | Defect::KruiseIgnorePriority
         | Defect::KruiseIgnorePreDelete
@@ -1194,6 +1202,27 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                 .count();
             if let Some(n) = plan.status.current_replicas.as_mut() {
                 *n += i32::try_from(terminating).unwrap_or(0);
+            }
+        }
+        Defect::KruiseInPlaceDropsMetadata => {
+            let own = |k: &String| k == pods::REVISION_LABEL || k.starts_with("apps.kruise.io/");
+            for a in &mut plan.actions {
+                if let Action::PatchPod {
+                    patch,
+                    in_place_revision: Some(_),
+                    ..
+                } = a
+                {
+                    for field in ["labels", "annotations"] {
+                        if let Some(map) = patch
+                            .get_mut("metadata")
+                            .and_then(|m| m.get_mut(field))
+                            .and_then(serde_json::Value::as_object_mut)
+                        {
+                            map.retain(|k, _| own(k));
+                        }
+                    }
+                }
             }
         }
         Defect::KruiseInPlaceStillReady => {

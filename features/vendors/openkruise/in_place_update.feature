@@ -20,7 +20,12 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
   Ready while a container still ran the old image. Kruise's source pins
   what the page leaves open (clusters/targets/openkruise-facts.md, section
   1): the condition goes False in one status write with Ready, the pod is
-  then patched with the new images; a change other than images falls back
+  then patched with the new images in the write that sets its revision
+  label (only a grace period puts the images in a later write), together
+  with the template's labels and annotations, which Kruise updates in place
+  as well (`defaultCalculateInPlaceUpdateSpec` lets every change under
+  `/metadata/` through; the page's "only image update" is read as the pod
+  spec's fields, as its InPlaceOnly webhook reads it); a change other than images falls back
   to deleting the pod under InPlaceIfPossible, and under InPlaceOnly its
   webhook refuses the template change (`invalid template modified with
   InPlaceOnly strategy`). Each scenario uses podManagementPolicy Parallel and
@@ -70,7 +75,9 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
     And pod "web-2" has "/spec/containers/0/image" set to "registry.k8s.io/pause:3.9"
     And pod "web-2" has "/status/containerStatuses/0/restartCount" set to "1"
     And every in-place update of "web" changed images only while InPlaceUpdateReady was False
+    And every in-place update of "web" changed images in the same write as its revision label
     And no pod of "web" was ready while a container ran another image than its spec's
+    And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
     And at no moment were more than 1 pod of "web" unavailable
     And the event "SuccessfulUpdatePodInPlace" was recorded for "web" exactly 3 times
 
@@ -117,6 +124,103 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
     And pod "web-1" was neither deleted nor replaced
     And every in-place update of "web" changed images at least 3 seconds after InPlaceUpdateReady turned False
     And no pod of "web" was ready while a container ran another image than its spec's
+
+  # covers: K9 K11
+  Scenario: an image change that leaves a sidecar's image alone completes in place
+    # rejects: a controller that counts an in-place update finished only once every container's image ID changed, so that a container whose image stays holds InPlaceUpdateReady False, and the pod unready, for ever
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps.kruise.io/v1beta1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        podManagementPolicy: Parallel
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        updateStrategy:
+          type: RollingUpdate
+          rollingUpdate:
+            podUpdatePolicy: InPlaceIfPossible
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            readinessGates:
+            - conditionType: InPlaceUpdateReady
+            containers:
+            - name: app
+              image: registry.k8s.io/pause:3.10
+            - name: sidecar
+              image: registry.k8s.io/pause:3.9
+      """
+    And all pods of "web" are running and ready
+    When "web" is changed with this merge patch:
+      """
+      spec:
+        template:
+          spec:
+            containers:
+            - name: app
+              image: registry.k8s.io/pause:3.9
+            - name: sidecar
+              image: registry.k8s.io/pause:3.9
+      """
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And pod "web-0" was neither deleted nor replaced
+    And pod "web-1" was neither deleted nor replaced
+    And every in-place update of "web" changed images only while InPlaceUpdateReady was False
+    And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
+
+  # covers: K9
+  Scenario: template labels and annotations changed with an image reach the pods in place
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps.kruise.io/v1beta1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        podManagementPolicy: Parallel
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        updateStrategy:
+          type: RollingUpdate
+          rollingUpdate:
+            podUpdatePolicy: InPlaceIfPossible
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            readinessGates:
+            - conditionType: InPlaceUpdateReady
+            containers:
+            - name: app
+              image: registry.k8s.io/pause:3.10
+      """
+    And all pods of "web" are running and ready
+    When "web" is changed with this merge patch:
+      """
+      spec:
+        template:
+          metadata:
+            labels: {app: web, tier: b}
+            annotations: {note: two}
+          spec:
+            containers:
+            - name: app
+              image: registry.k8s.io/pause:3.9
+      """
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And pod "web-0" was neither deleted nor replaced
+    And pod "web-1" was neither deleted nor replaced
+    And pod "web-0" has "/metadata/labels/tier" set to "b"
+    And pod "web-1" has "/metadata/labels/tier" set to "b"
+    And pod "web-1" has "/metadata/annotations/note" set to "two"
 
   # covers: K9
   Scenario: InPlaceIfPossible recreates the pods for a change other than an image

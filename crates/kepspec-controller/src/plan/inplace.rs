@@ -305,11 +305,13 @@ fn finish_grace(sync: &mut SyncState<'_>, pod: &Pod, held: &str) {
     });
 }
 
-/// Whether the pod's containers all run what its spec says: an update in
-/// progress has every container's imageID differ from the one recorded
-/// when it began (Kruise's `defaultCheckContainersInPlaceUpdateCompleted`);
-/// a pod never updated in place only needs its containers started.
-fn completed(pod: &Pod) -> bool {
+/// Whether the pod's containers all run what its spec says (Kruise's
+/// `defaultCheckContainersInPlaceUpdateCompleted`): every container has a
+/// status with an imageID, and none still reports the imageID recorded when
+/// the update began together with another image than its spec's. A
+/// container whose image did not change keeps its imageID and is done; a
+/// pod never updated in place has nothing recorded.
+pub(super) fn completed(pod: &Pod) -> bool {
     let statuses = pod
         .status
         .as_ref()
@@ -333,10 +335,9 @@ fn completed(pod: &Pod) -> bool {
     !containers.is_empty()
         && containers.iter().all(|c| {
             statuses.iter().any(|s| {
-                s.name == c.name
-                    && s.image == c.image.clone().unwrap_or_default()
-                    && !s.image_id.is_empty()
-                    && recorded.get(&s.name) != Some(&s.image_id)
+                let unchanged = recorded.get(&s.name) == Some(&s.image_id);
+                let wanted = c.image.as_deref().unwrap_or_default();
+                s.name == c.name && !s.image_id.is_empty() && !(unchanged && s.image != wanted)
             })
         })
 }

@@ -372,3 +372,30 @@ fn images_only_sees_nothing_but_images() {
     assert!(super::super::images_only(&t("x:1", "1"), &t("x:2", "1")));
     assert!(!super::super::images_only(&t("x:1", "1"), &t("x:1", "2")));
 }
+
+#[test]
+fn an_in_place_update_completes_when_no_container_reports_its_old_image_id() {
+    use super::super::inplace::{completed, STATE_ANNOTATION};
+    // `app` changes from app:1 (id a1) to app:2; `sidecar` keeps side:1 (id s1).
+    let pod = |app: (&str, &str)| -> k8s_openapi::api::core::v1::Pod {
+        let state = json!({"lastContainerStatuses": {"app": {"imageID": "a1"}, "sidecar": {"imageID": "s1"}}});
+        serde_json::from_value(json!({
+            "metadata": {"name": "web-0", "annotations": {STATE_ANNOTATION: state.to_string()}},
+            "spec": {"containers": [{"name": "app", "image": "app:2"}, {"name": "sidecar", "image": "side:1"}]},
+            "status": {"containerStatuses": [
+                {"name": "app", "image": app.0, "imageID": app.1, "ready": true, "restartCount": 0},
+                {"name": "sidecar", "image": "side:1", "imageID": "s1", "ready": true, "restartCount": 0}
+            ]}
+        }))
+        .unwrap()
+    };
+    assert!(
+        !completed(&pod(("app:1", "a1"))),
+        "app still runs its old image"
+    );
+    assert!(!completed(&pod(("app:2", ""))), "app:2 not started yet");
+    assert!(
+        completed(&pod(("app:2", "a2"))),
+        "app runs app:2; the sidecar, unchanged, keeps its image ID"
+    );
+}
