@@ -195,12 +195,7 @@ fn split_in_place_writes(
         if e.kind != Kind::Pod || crate::history::views::ordinal_of(set, &e.name).is_none() {
             continue;
         }
-        let revision = e
-            .object
-            .lookup("/metadata/labels")
-            .and_then(|l| l.get(crate::history::views::REVISION_LABEL))
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("");
+        let revision = crate::history::views::revision_label(&e.object).unwrap_or("");
         let spec = images(&e.object, "/spec/containers");
         if let Some((was, before)) = last.get(e.uid.as_str()) {
             let relabelled = *was != revision;

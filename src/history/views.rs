@@ -79,6 +79,13 @@ pub struct PodFacts<'a> {
     pub waiting_reason: Option<&'a str>,
 }
 
+/// A pod object's revision: its `controller-revision-hash` label.
+pub fn revision_label(pod: &Value) -> Option<&str> {
+    pod.lookup("/metadata/labels")
+        .and_then(|l| l.get(REVISION_LABEL))
+        .and_then(Value::as_str)
+}
+
 impl<'a> PodFacts<'a> {
     /// Reads the facts of a pod object; missing fields give defaults.
     pub fn of(pod: &'a Value) -> PodFacts<'a> {
@@ -101,10 +108,7 @@ impl<'a> PodFacts<'a> {
                     .find_map(|c| c.lookup("/state/waiting/reason").and_then(Value::as_str))
             });
         PodFacts {
-            revision: pod
-                .lookup("/metadata/labels")
-                .and_then(|l| l.get(REVISION_LABEL))
-                .and_then(Value::as_str),
+            revision: revision_label(pod),
             phase: pod.lookup("/status/phase").and_then(Value::as_str),
             ready: cond_true("Ready"),
             terminating: pod
