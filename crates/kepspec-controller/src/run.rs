@@ -50,7 +50,8 @@ pub struct ControllerOptions {
     pub fields: kepspec_core::FieldMap,
     /// The implementation the controller behaves as (default: the KEPs).
     pub implementation: super::behave::Implementation,
-    /// Syncs running at once.
+    /// Syncs running at once (0: no limit). Keys wait for a sync in the
+    /// order they became due, as in client-go's work queue.
     pub concurrency: u16,
     /// Where the loop reports what it did.
     pub metrics: Metrics,
@@ -77,6 +78,11 @@ struct Context {
     claims: Store<PersistentVolumeClaim>,
     revisions: Store<ControllerRevision>,
     seen: Seen,
+    /// The sets' cache: a sync reads its set again once it may run.
+    sets: Store<DynamicObject>,
+    /// The sync slots ([`ControllerOptions::concurrency`]), handed out in
+    /// the order syncs asked for them.
+    slots: Option<tokio::sync::Semaphore>,
     /// Per set key: what the caches must have seen before the next sync.
     expected: Mutex<HashMap<String, (Freshness, std::time::Instant)>>,
 }
@@ -231,6 +237,9 @@ pub async fn run(
         claims,
         revisions,
         seen: Seen::default(),
+        sets: sets.clone(),
+        slots: (opts.concurrency > 0)
+            .then(|| tokio::sync::Semaphore::new(usize::from(opts.concurrency))),
         expected: Mutex::new(HashMap::new()),
     });
 
@@ -295,7 +304,12 @@ pub async fn run(
             let ns = r.namespace.as_deref().unwrap_or_default();
             queue_metrics.queue_add(&format!("{ns}/{}", r.name));
         });
-    let config = controller::Config::default().concurrency(opts.concurrency);
+    // kube-runtime's own limit hands a freed slot to any due key, in no
+    // fixed order: under load some sets waited many seconds while others
+    // synced again and again. Its runner is left unlimited (it still never
+    // runs two syncs of one set at once), and the limit is the fair
+    // semaphore in `reconcile`.
+    let config = controller::Config::default();
     let applier = controller::applier(
         |set, ctx| Box::pin(reconcile(set, ctx)),
         error_policy,
@@ -353,11 +367,24 @@ type Again = Option<Duration>;
 /// runs, and a requested look-again is a delayed re-add (a failure's is
 /// recorded by [`error_policy`]).
 async fn reconcile(set: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Requeue, SyncError> {
+    // The semaphore is never closed, so acquiring fails never.
+    let _slot = match &ctx.slots {
+        Some(slots) => slots.acquire().await.ok(),
+        None => None,
+    };
+    // The set as the cache holds it now, not as it was when the sync was
+    // asked for; gone from the cache, it was deleted meanwhile.
+    let Some(set) = ctx.sets.get(&ObjectRef::from_obj_with(
+        set.as_ref(),
+        ctx.opts.resource.clone(),
+    )) else {
+        return Ok(Requeue::await_change());
+    };
     let key = key_of(&set);
     let metrics = ctx.opts.metrics.clone();
     metrics.queue_started(&key);
     let started = std::time::Instant::now();
-    let result = sync(set, ctx).await;
+    let result = sync(set, ctx.clone()).await;
     metrics.queue_done(started.elapsed());
     Ok(match result? {
         Some(after) => {
