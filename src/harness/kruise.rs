@@ -235,8 +235,28 @@ pub async fn in_place_changes_waited(
     } else {
         in_place_grace_clause()
     };
-    // The watch may deliver the status write a little after it was made.
+    // The watch may deliver the status write a little after it was made,
+    // and later than the image write after it when the machine is busy: a
+    // condition turned False is placed no later than its own
+    // lastTransitionTime says (whole seconds, the controller's clock), so
+    // only an image change sure to be early fails.
     let slack = Duration::from_millis(500);
+    let written_at = |pod: &serde_json::Value| -> Option<Duration> {
+        let origin = t.origin?;
+        let when: jiff::Timestamp = pod
+            .lookup("/status/conditions")?
+            .as_array()?
+            .iter()
+            .find(|c| {
+                c.get("type").and_then(serde_json::Value::as_str)
+                    == Some(crate::controller::plan::IN_PLACE_UPDATE_READY)
+            })?
+            .get("lastTransitionTime")?
+            .as_str()?
+            .parse()
+            .ok()?;
+        Duration::try_from(when.duration_since(origin)).ok()
+    };
     // Per pod uid: its spec's images, and since when InPlaceUpdateReady was False.
     let mut last: std::collections::HashMap<String, (Images, Option<Duration>)> =
         Default::default();
@@ -253,7 +273,7 @@ pub async fn in_place_changes_waited(
         let false_since = match (&previous, unready) {
             (_, false) => None,
             (Some((_, Some(since))), true) => Some(*since),
-            (_, true) => Some(e.at),
+            (_, true) => Some(written_at(&e.object).map_or(e.at, |w| w.min(e.at))),
         };
         if let Some((before, since)) = previous {
             if before != spec && e.seq >= from && breach.is_none() {

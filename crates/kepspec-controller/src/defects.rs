@@ -324,6 +324,10 @@ pub enum Defect {
     /// OpenKruise "In-Place Update": patches a pod in place without the
     /// template's labels and annotations.
     KruiseInPlaceDropsMetadata,
+    /// OpenKruise "In-Place Update": counts an in-place update finished,
+    /// and sets `InPlaceUpdateReady` True, once every container reports an
+    /// imageID, whether or not it is of the new image.
+    KruiseInPlaceDoneEarly,
     /// OpenKruise "In-Place Update": ignores `gracePeriodSeconds`.
     KruiseIgnoreGrace,
     /// OpenKruise "Priority strategy": ignores `unorderedUpdate`.
@@ -337,7 +341,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect, with its name.
-    pub const ALL: [(&'static str, Defect); 91] = [
+    pub const ALL: [(&'static str, Defect); 92] = [
         ("create-before-gone", Defect::CreateBeforeGone),
         ("skip-orphans", Defect::SkipOrphans),
         ("one-at-a-time-recreate", Defect::OneAtATimeRecreate),
@@ -461,6 +465,7 @@ impl Defect {
             "kruise-in-place-drops-metadata",
             Defect::KruiseInPlaceDropsMetadata,
         ),
+        ("kruise-in-place-done-early", Defect::KruiseInPlaceDoneEarly),
         ("kruise-ignore-grace", Defect::KruiseIgnoreGrace),
         ("kruise-ignore-priority", Defect::KruiseIgnorePriority),
         ("kruise-ignore-pre-delete", Defect::KruiseIgnorePreDelete),
@@ -801,6 +806,7 @@ pub fn distort_input(
         | Defect::KruiseInPlaceRecreates
         | Defect::KruiseInPlaceStillReady
         | Defect::KruiseInPlaceDropsMetadata
+        | Defect::KruiseInPlaceDoneEarly
         | Defect::KruiseIgnoreGrace
         | Defect::KruiseIgnorePriority
         | Defect::KruiseIgnorePreDelete
@@ -1222,6 +1228,47 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                             map.retain(|k, _| own(k));
                         }
                     }
+                }
+            }
+        }
+        Defect::KruiseInPlaceDoneEarly => {
+            use k8s_openapi::api::core::v1::PodCondition;
+            let condition = super::plan::IN_PLACE_UPDATE_READY;
+            for p in pods_seen {
+                let gated = p
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.readiness_gates.as_ref())
+                    .is_some_and(|g| g.iter().any(|g| g.condition_type == condition));
+                let status = p.status.as_ref();
+                let not_true = status
+                    .and_then(|s| s.conditions.as_ref())
+                    .and_then(|cs| cs.iter().find(|c| c.type_ == condition))
+                    .is_some_and(|c| c.status != "True");
+                let held = p
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .is_some_and(|a| a.contains_key("apps.kruise.io/inplace-update-grace"));
+                let statuses = status
+                    .and_then(|s| s.container_statuses.as_ref())
+                    .map_or(&[][..], Vec::as_slice);
+                let reported =
+                    !statuses.is_empty() && statuses.iter().all(|c| !c.image_id.is_empty());
+                let name = p.metadata.name.clone().unwrap_or_default();
+                let already = plan
+                    .actions
+                    .iter()
+                    .any(|a| matches!(a, Action::SetPodConditions { name: n, .. } if *n == name));
+                if gated && not_true && !held && reported && !already && !pods::is_terminating(p) {
+                    plan.actions.push(Action::SetPodConditions {
+                        name,
+                        conditions: vec![PodCondition {
+                            type_: condition.into(),
+                            status: "True".into(),
+                            ..PodCondition::default()
+                        }],
+                    });
                 }
             }
         }

@@ -174,6 +174,45 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
     And every in-place update of "web" changed images only while InPlaceUpdateReady was False
     And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
 
+  # covers: K9 K11
+  Scenario: an in-place update whose image cannot be pulled is not finished until a good image runs
+    # rejects: a controller that counts an in-place update finished, and sets InPlaceUpdateReady True, before the kubelet runs the new image (while the pull fails the kubelet still reports the old container's image and imageID: kubelet_pods.go convertToAPIContainerStatuses)
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps.kruise.io/v1beta1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        podManagementPolicy: Parallel
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        updateStrategy:
+          type: RollingUpdate
+          rollingUpdate:
+            podUpdatePolicy: InPlaceIfPossible
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            readinessGates:
+            - conditionType: InPlaceUpdateReady
+            containers:
+            - name: app
+              image: registry.k8s.io/pause:3.10
+      """
+    And all pods of "web" are running and ready
+    When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
+    Then within 30 seconds pod "web-1" is waiting with reason "ImagePullBackOff"
+    And for 3 seconds no pod of "web" is created or deleted
+    And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
+    When the image of "web" is changed to "registry.k8s.io/pause:3.9"
+    Then within 60 seconds all 2 pods of "web" run the update revision and are ready
+    And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
+    And no pod of "web" was ready while a container ran another image than its spec's
+
   # covers: K9
   Scenario: template labels and annotations changed with an image reach the pods in place
     Given a StatefulSet from this manifest:

@@ -56,6 +56,13 @@ pub(super) struct ContainerRuntime {
     pub name: String,
     /// The image the current container was created from (as in the spec).
     pub image: String,
+    /// After an image change, until a container of `image` is created (its
+    /// pull may fail for ever): the image of the exited container the
+    /// runtime still holds. The status reports that container's image,
+    /// imageID and containerID meanwhile (kubelet's
+    /// `convertToAPIContainerStatuses` converts the runtime's newest
+    /// container, and a failed start only sets its `state`).
+    pub previous_image: Option<String>,
     /// Lifecycle state.
     pub state: ContainerState,
     /// Restarts so far.
@@ -128,6 +135,7 @@ impl PodRuntime {
             .map(|c| ContainerRuntime {
                 name: c.name.clone(),
                 image: c.image.clone().unwrap_or_default(),
+                previous_image: None,
                 state: ContainerState::Creating(now),
                 restart_count: 0,
                 last_terminated: None,
@@ -253,6 +261,7 @@ pub(super) fn sync(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -> 
             rt.ephemeral.push(ContainerRuntime {
                 name: container.name.clone(),
                 image: container.image.clone().unwrap_or_default(),
+                previous_image: None,
                 state: ContainerState::Creating(now),
                 restart_count: 0,
                 last_terminated: None,
@@ -342,6 +351,8 @@ struct Step<'a> {
     timings: &'a Timings,
 }
 
+/// The container is stopped and one of `image` is pulled and created; the
+/// restart count goes up once it is (kuberuntime's `startContainer`).
 fn replace_image(c: &mut ContainerRuntime, image: &str, uid: &str, now: Timestamp) {
     if let ContainerState::Running(started, _) = c.state {
         c.last_terminated = Some(Terminated {
@@ -351,7 +362,9 @@ fn replace_image(c: &mut ContainerRuntime, image: &str, uid: &str, now: Timestam
             finished: now,
             container_id: container_id(uid, &c.name, c.restart_count),
         });
-        c.restart_count += 1;
+    }
+    if c.previous_image.is_none() && c.last_terminated.is_some() {
+        c.previous_image = Some(c.image.clone());
     }
     c.image = image.to_string();
     c.state = ContainerState::Creating(now);
@@ -467,6 +480,14 @@ fn apply(c: &mut ContainerRuntime, step: &Step<'_>, next: ContainerState, due: T
         (ContainerState::CrashLoopBackOff(_), ContainerState::Running(..)) => {
             c.restart_count += 1;
             c.state = ContainerState::Running(due, exit_time(step, due));
+        }
+        (ContainerState::Creating(_), next @ ContainerState::Running(..))
+            if c.previous_image.is_some() =>
+        {
+            // The container of the new image is created.
+            c.previous_image = None;
+            c.restart_count += 1;
+            c.state = next;
         }
         (_, next) => c.state = next,
     }

@@ -105,7 +105,17 @@ pub(super) fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -
         if !ready {
             unready.push(c.name.clone());
         }
-        let (state, id, ran) = state_json(c, rt, ctx, &pod_name, &namespace);
+        let (state, mut id, ran) = state_json(c, rt, ctx, &pod_name, &namespace);
+        // What the runtime's newest container was created from: the exited
+        // one while a container of a new image is not yet created.
+        let (image, reported_id) = match &c.previous_image {
+            Some(previous) => {
+                id = id.or_else(|| c.last_terminated.as_ref().map(|t| t.container_id.clone()));
+                (previous.as_str(), image_id(previous))
+            }
+            None if ran || c.last_terminated.is_some() => (c.image.as_str(), image_id(&c.image)),
+            None => (c.image.as_str(), String::new()),
+        };
         match &c.state {
             ContainerState::Running(..) => running += 1,
             ContainerState::Exited(t) | ContainerState::Stopped(t) => {
@@ -119,8 +129,8 @@ pub(super) fn render(pod: &Pod, rt: &mut PodRuntime, ctx: &KubeletContext<'_>) -
         }
         let mut s = json!({
             "name": c.name,
-            "image": normalize(&c.image),
-            "imageID": if ran || c.last_terminated.is_some() { image_id(&c.image) } else { String::new() },
+            "image": normalize(image),
+            "imageID": reported_id,
             "ready": ready,
             "started": matches!(c.state, ContainerState::Running(..)),
             "restartCount": c.restart_count,

@@ -395,14 +395,47 @@ fn an_image_change_restarts_the_container() {
     run.pod["spec"]["containers"][0]["image"] = json!("busybox:1.36");
     run.pod["spec"]["containers"][0]["command"] = json!(["sleep", "3600"]);
     run.at(3.0);
-    assert_eq!(run.container()["restartCount"], 1);
+    // Until the new container is created, the status is the old one's.
+    assert_eq!(run.container()["restartCount"], 0);
     assert_eq!(
         run.container()["state"]["waiting"]["reason"],
         "ContainerCreating"
     );
+    assert_eq!(run.container()["image"], "registry.k8s.io/pause:3.10");
+    let old_id = run.container()["imageID"].clone();
+    assert_ne!(old_id, "");
     run.at(5.0);
     assert_eq!(run.container()["image"], "docker.io/library/busybox:1.36");
+    assert_ne!(run.container()["imageID"], old_id);
+    assert_eq!(run.container()["restartCount"], 1);
     assert_eq!(run.container()["ready"], true);
+}
+
+/// An in-place image change to an image that cannot be pulled: the kubelet
+/// keeps reporting the exited container's image, imageID and containerID,
+/// and its restart count, while the pull fails (kubelet_pods.go
+/// `convertToAPIContainerStatuses`: a failed start sets only `state`).
+#[test]
+fn a_new_image_that_cannot_be_pulled_leaves_the_old_containers_status() {
+    let mut run = Run::new(pod(
+        json!([{"name": "app", "image": "registry.k8s.io/pause:3.10"}]),
+    ));
+    run.at(2.0);
+    let before = run.container().clone();
+    run.pod["spec"]["containers"][0]["image"] = json!("registry.k8s.io/pause:no-such-tag");
+    run.at(3.0);
+    run.at(5.0);
+    let c = run.container().clone();
+    assert_eq!(c["state"]["waiting"]["reason"], "ImagePullBackOff");
+    assert_eq!(c["image"], before["image"]);
+    assert_eq!(c["imageID"], before["imageID"]);
+    assert_eq!(c["containerID"], before["containerID"]);
+    assert_eq!(c["restartCount"], 0);
+    assert_eq!(
+        c["lastState"]["terminated"]["containerID"],
+        before["containerID"]
+    );
+    assert_eq!(c["ready"], false);
 }
 
 #[test]
