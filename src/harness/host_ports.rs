@@ -7,7 +7,10 @@
 use kepspec_core::Lookup as _;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Node;
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
+
+use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, ListParams};
 use serde_json::{json, Value};
 
@@ -21,10 +24,86 @@ fn remember_key(pod: &str) -> String {
     format!("node of pod {pod}")
 }
 
-/// A Ready node without a NoSchedule or NoExecute taint that is not
-/// cordoned, the first by name (upstream's test takes a random ready
-/// schedulable node).
-async fn schedulable_node(sc: &Scenario) -> Result<String, RequestError> {
+/// The node and host port pairs the scenarios of this process hold, from
+/// the holder's creation to the scenario's end: scenarios run at once on
+/// one cluster (`--repeat` runs this one many times), and two holders of
+/// one port on one node would have the second rejected.
+static HELD: Mutex<BTreeSet<(String, i32)>> = Mutex::new(BTreeSet::new());
+
+/// One node and host port pair a scenario holds; given back when the
+/// scenario ends.
+#[derive(Debug)]
+pub struct HeldPort(String, i32);
+
+impl Drop for HeldPort {
+    fn drop(&mut self) {
+        HELD.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(self.0.clone(), self.1));
+    }
+}
+
+/// Whether a pod not yet finished on `node` holds host port `port`: a pod
+/// another scenario left behind, or anything else on a real cluster.
+async fn port_in_use(sc: &Scenario, node: &str, port: i32) -> Result<bool, RequestError> {
+    let what = format!("list the pods on node {node}");
+    let pods = Api::<Pod>::all(sc.client.clone())
+        .list(&ListParams::default().fields(&format!("spec.nodeName={node}")))
+        .await
+        .map_err(|e| RequestError::from_kube(what, e))?;
+    Ok(pods.items.iter().any(|p| {
+        let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+        let finished = matches!(phase, Some("Succeeded" | "Failed"));
+        let holds = p.spec.as_ref().is_some_and(|s| {
+            s.containers
+                .iter()
+                .flat_map(|c| c.ports.iter().flatten())
+                .any(|cp| cp.host_port == Some(port))
+        });
+        holds && !finished
+    }))
+}
+
+/// A schedulable node (see [`schedulable_nodes`]) on which neither another
+/// scenario of this process nor a running pod holds host port `port`, the
+/// first by name; waits up to a minute for one.
+async fn node_with_free_port(sc: &Scenario, port: i32) -> Result<HeldPort, RequestError> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        for node in schedulable_nodes(sc).await? {
+            if HELD
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&(node.clone(), port))
+                || port_in_use(sc, &node, port).await?
+            {
+                continue;
+            }
+            // Taken only if still free: another scenario may have taken it
+            // while this one listed the pods.
+            if HELD
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert((node.clone(), port))
+            {
+                return Ok(HeldPort(node, port));
+            }
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(RequestError {
+                what: format!("pick a ready schedulable node with host port {port} free"),
+                message: "for 60 s every such node had the port held by another pod".into(),
+                code: None,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The Ready nodes without a NoSchedule or NoExecute taint that are not
+/// cordoned, by name (upstream's test takes a random ready schedulable
+/// node).
+async fn schedulable_nodes(sc: &Scenario) -> Result<Vec<String>, RequestError> {
     let what = "pick a ready schedulable node".to_string();
     let nodes = Api::<Node>::all(sc.client.clone())
         .list(&ListParams::default())
@@ -49,16 +128,21 @@ async fn schedulable_node(sc: &Scenario) -> Result<String, RequestError> {
         .filter_map(|n| n.metadata.name.clone())
         .collect();
     fit.sort();
-    fit.into_iter().next().ok_or_else(|| RequestError {
-        what,
-        message: "no node is Ready, schedulable and untainted".into(),
-        code: None,
-    })
+    if fit.is_empty() {
+        return Err(RequestError {
+            what,
+            message: "no node is Ready, schedulable and untainted".into(),
+            code: None,
+        });
+    }
+    Ok(fit)
 }
 
 /// Creates pod `name` holding host port `port` on a schedulable node.
 pub async fn hold_port(sc: &mut Scenario, name: &str, port: i32) -> Result<(), RequestError> {
-    let node = schedulable_node(sc).await?;
+    let held = node_with_free_port(sc, port).await?;
+    let node = held.0.clone();
+    sc.held_ports.push(held);
     let what = format!("create pod {name} holding host port {port}");
     sc.create_pod(
         what,

@@ -81,6 +81,8 @@ pub struct Scenario {
     pub apiserver_gates: crate::sim::ApiGates,
     /// Faults the scenario injected, each with the words that asked for it.
     pub faults: Vec<super::faults::Injected>,
+    /// Host ports the scenario holds on nodes (given back when it ends).
+    pub held_ports: Vec<super::host_ports::HeldPort>,
     /// The target's declared deviations the scenario's checks accepted.
     pub deviations: Vec<String>,
     /// What the scenario measured for the report (the comparison table's
@@ -207,6 +209,7 @@ impl Scenario {
             isolated: false,
             apiserver_gates: env_gates,
             faults: Vec::new(),
+            held_ports: Vec::new(),
             deviations: Vec::new(),
             facts: Vec::new(),
         })
