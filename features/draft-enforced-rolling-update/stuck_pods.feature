@@ -170,6 +170,7 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     Then within 10 seconds the controller reports "statefulset_strategy_distribution{strategy_type=EnforcedRollingUpdate}" as 1
     When the image of "web" is changed to "registry.k8s.io/pause:no-such-tag"
     Then within 30 seconds pod "web-1" is waiting with reason "ImagePullBackOff"
+    And for 2 seconds no pod of "web" is created or deleted
     When the image of "web" is changed to "registry.k8s.io/pause:3.10"
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And within 10 seconds the controller reports "statefulset_forced_pod_replacements_total{result=success}" of "web" as 1
@@ -177,6 +178,7 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     And within 10 seconds the controller reports "statefulset_enforced_rolling_updates_total{result=success}" of "web" as 1
     And within 10 seconds the controller reports "statefulset_update_duration_seconds_count{strategy_type=EnforcedRollingUpdate}" as 1
     And within 10 seconds the controller reports "statefulset_stuck_pod_duration_seconds_count" as 1
+    And within 10 seconds the controller reports "statefulset_stuck_pod_duration_seconds_sum" as at least 2
 
   # covers: D5 D9
   @metrics
