@@ -115,13 +115,15 @@ fn short_image(image: &str) -> String {
         .to_string()
 }
 
-fn condition_status<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v str> {
+fn condition<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v serde_json::Value> {
     pod.lookup("/status/conditions")?
         .as_array()?
         .iter()
-        .find(|c| c.get("type").and_then(serde_json::Value::as_str) == Some(type_))?
-        .get("status")?
-        .as_str()
+        .find(|c| c.get("type").and_then(serde_json::Value::as_str) == Some(type_))
+}
+
+fn condition_status<'v>(pod: &'v serde_json::Value, type_: &str) -> Option<&'v str> {
+    condition(pod, type_)?.get("status")?.as_str()
 }
 
 /// At no moment was the condition `condition` (`Ready`, or
@@ -243,14 +245,7 @@ pub async fn in_place_changes_waited(
     let slack = Duration::from_millis(500);
     let written_at = |pod: &serde_json::Value| -> Option<Duration> {
         let origin = t.origin?;
-        let when: jiff::Timestamp = pod
-            .lookup("/status/conditions")?
-            .as_array()?
-            .iter()
-            .find(|c| {
-                c.get("type").and_then(serde_json::Value::as_str)
-                    == Some(crate::controller::plan::IN_PLACE_UPDATE_READY)
-            })?
+        let when: jiff::Timestamp = condition(pod, crate::controller::plan::IN_PLACE_UPDATE_READY)?
             .get("lastTransitionTime")?
             .as_str()?
             .parse()

@@ -1232,25 +1232,19 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
             }
         }
         Defect::KruiseInPlaceDoneEarly => {
+            use super::plan::{in_place_condition, in_place_gated, IN_PLACE_GRACE_ANNOTATION};
             use k8s_openapi::api::core::v1::PodCondition;
-            let condition = super::plan::IN_PLACE_UPDATE_READY;
             for p in pods_seen {
-                let gated = p
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.readiness_gates.as_ref())
-                    .is_some_and(|g| g.iter().any(|g| g.condition_type == condition));
-                let status = p.status.as_ref();
-                let not_true = status
-                    .and_then(|s| s.conditions.as_ref())
-                    .and_then(|cs| cs.iter().find(|c| c.type_ == condition))
-                    .is_some_and(|c| c.status != "True");
+                let gated = in_place_gated(p);
+                let not_true = in_place_condition(p).is_some_and(|c| c.status != "True");
                 let held = p
                     .metadata
                     .annotations
                     .as_ref()
-                    .is_some_and(|a| a.contains_key("apps.kruise.io/inplace-update-grace"));
-                let statuses = status
+                    .is_some_and(|a| a.contains_key(IN_PLACE_GRACE_ANNOTATION));
+                let statuses = p
+                    .status
+                    .as_ref()
                     .and_then(|s| s.container_statuses.as_ref())
                     .map_or(&[][..], Vec::as_slice);
                 let reported =
@@ -1264,7 +1258,7 @@ pub fn distort_plan(defect: Defect, plan: &mut Plan, pods_seen: &[Arc<Pod>], set
                     plan.actions.push(Action::SetPodConditions {
                         name,
                         conditions: vec![PodCondition {
-                            type_: condition.into(),
+                            type_: super::plan::IN_PLACE_UPDATE_READY.into(),
                             status: "True".into(),
                             ..PodCondition::default()
                         }],

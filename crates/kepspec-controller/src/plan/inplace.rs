@@ -36,7 +36,7 @@ pub const CONDITION: &str = "InPlaceUpdateReady";
 /// What the update records on the pod (kept after it completes, as Kruise).
 pub(super) const STATE_ANNOTATION: &str = "apps.kruise.io/inplace-update-state";
 /// The images waiting for the grace period to pass.
-pub(super) const GRACE_ANNOTATION: &str = "apps.kruise.io/inplace-update-grace";
+pub(crate) const GRACE_ANNOTATION: &str = "apps.kruise.io/inplace-update-grace";
 
 /// How a pod of another revision is to be updated.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,7 +98,7 @@ pub fn images_only(from: &PodTemplateSpec, to: &PodTemplateSpec) -> bool {
     a == b
 }
 
-fn condition(pod: &Pod) -> Option<&PodCondition> {
+pub(crate) fn condition(pod: &Pod) -> Option<&PodCondition> {
     pod.status
         .as_ref()?
         .conditions
@@ -107,7 +107,7 @@ fn condition(pod: &Pod) -> Option<&PodCondition> {
         .find(|c| c.type_ == CONDITION)
 }
 
-fn gated(pod: &Pod) -> bool {
+pub(crate) fn gated(pod: &Pod) -> bool {
     pod.spec
         .as_ref()
         .and_then(|s| s.readiness_gates.as_ref())

@@ -69,6 +69,12 @@ pub use enforced::{
     TYPE as ENFORCED_TYPE,
 };
 pub use inplace::{images_only, CONDITION as IN_PLACE_UPDATE_READY};
+// For the deliberate defects, which distort what the in-place rules decide.
+#[cfg(kepspec_defects)]
+pub(crate) use inplace::{
+    condition as in_place_condition, gated as in_place_gated,
+    GRACE_ANNOTATION as IN_PLACE_GRACE_ANNOTATION,
+};
 pub use kruise::{
     is_kruise, ReservedOrdinals, GROUP as KRUISE_GROUP, LIFECYCLE_STATE, PREPARING_DELETE,
     SPECIFIED_DELETE,
