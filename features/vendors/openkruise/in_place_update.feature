@@ -212,6 +212,7 @@ Feature: OpenKruise Advanced StatefulSet: in-place update
     Then within 60 seconds all 2 pods of "web" run the update revision and are ready
     And no pod of "web" had InPlaceUpdateReady True while a container ran another image than its spec's
     And no pod of "web" was ready while a container ran another image than its spec's
+    And pod "web-1" was neither deleted nor replaced
 
   # covers: K9
   Scenario: template labels and annotations changed with an image reach the pods in place
