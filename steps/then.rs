@@ -488,6 +488,11 @@ async fn metric_reports_at_least(
     waits::metric_reports(w.sc()?, &metric, None, at_least, value as f64, secs(n)).await
 }
 
+#[then(expr = "the controller reports {string} as at most {int}")]
+async fn metric_at_most(w: &mut KepWorld, metric: String, value: i64) -> anyhow::Result<()> {
+    waits::metric_at_most(w.sc()?, &metric, value as f64).await
+}
+
 #[then(expr = "within {int} seconds the controller's {string} keeps one value for {int} seconds")]
 async fn metric_steady(
     w: &mut KepWorld,

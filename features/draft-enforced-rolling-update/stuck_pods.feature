@@ -252,3 +252,16 @@ Feature: EnforcedRollingUpdate replaces stuck pods one at a time, highest ordina
     Then within 10 seconds "web" has observed its latest generation
     And for 2 seconds no pod of "web" is created or deleted
     And from the moment the controller observed the change, no status of "web" carried condition "StatefulSetUpdateStrategy"
+
+  # covers: D7 D9
+  @metrics
+  Scenario: a Ready pod not yet available is replaced by force and adds no time spent not Ready
+    # rejects: a controller that times a forced replacement from the pod's last Ready transition whatever its status, so a Ready pod's time counts as time spent not Ready
+    Given a StatefulSet "web" with 1 replica, update strategy "EnforcedRollingUpdate" and min ready seconds "3600"
+    Then within 30 seconds pod "web-0" of "web" runs the current revision and is ready
+    And for 3 seconds no pod of "web" is created or deleted
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 30 seconds pod "web-0" of "web" runs the update revision and is ready
+    And the event "ForcedReplacement" was recorded for "web" exactly 1 time
+    And within 10 seconds the controller reports "statefulset_forced_pod_replacements_total{result=success}" of "web" as 1
+    And the controller reports "statefulset_stuck_pod_duration_seconds_sum" as at most 1

@@ -445,6 +445,23 @@ pub async fn metric_never_counted(
     }
 }
 
+/// Checks that `metric`, over the whole controller, is at most `max` now:
+/// no sample counts as nothing observed. For a histogram's sum or count,
+/// which only grow, its value now bounds every observation so far.
+pub async fn metric_at_most(sc: &mut Scenario, metric: &str, max: f64) -> anyhow::Result<()> {
+    let Some(text) = sc.env.controller_metrics() else {
+        anyhow::bail!("the controller's metrics cannot be read on this target");
+    };
+    match kepspec_core::scrape::sample(&text, metric, None) {
+        Some(v) if v > max => {
+            let t = sc.timeline().await?;
+            let gap = format!("the controller reports {metric} as {v}");
+            Err(fail_at_end(sc, &t, &metric_clause(metric), gap))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Waits, up to `timeout`, for `metric` to keep one value for `period`
 /// (read every quarter second): a counter that settles once there is
 /// nothing left to retry. A sync already under way when the wait begins
