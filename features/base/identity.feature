@@ -110,3 +110,83 @@ Feature: Stable identity: names, hostnames, labels and claims
     Given a StatefulSet "web" with 2 replicas and a volume claim "data"
     And all pods of "web" are running and ready
     Then every PersistentVolumeClaim of "web" names the cluster's default StorageClass
+
+  # covers: C6
+  Scenario: a template's own volume is kept beside the volume of its claim
+    Upstream's `updateStorage` (pkg/controller/statefulset/stateful_set_utils.go,
+    v1.32) points the volume of each claim template at the pod's claim and
+    keeps every other volume of the template. kube-apiserver refuses a pod
+    with a volume that has no name, or with a volume mount that names no
+    volume of the pod (`ValidateVolumes` and `ValidateVolumeMounts`,
+    pkg/apis/core/validation/validation.go), so a controller that drops the
+    template's own volume, or writes the claim's volume without its name,
+    never has a pod created.
+    # rejects: a controller that keeps only the claims' volumes and drops the template's own
+    # rejects: a controller that writes a claim's volume without the claim template's name
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 2
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+                volumeMounts:
+                  - {name: data, mountPath: /data}
+                  - {name: scratch, mountPath: /scratch}
+            volumes:
+              - name: scratch
+                emptyDir: {}
+        volumeClaimTemplates:
+          - apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: data
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources:
+                requests: {storage: 1Gi}
+      """
+    Then within 30 seconds the status of "web" reports 2 replicas, 2 of them ready
+    And the PersistentVolumeClaim "data-web-1" has "/status/phase" set to "Bound"
+
+  Scenario: the template's finalizers are on the pods built from it
+    Upstream builds each pod with `GetPodFromTemplate`
+    (pkg/controller/controller_utils.go, v1.32), which copies the template's
+    labels, annotations and finalizers into the pod's metadata; OpenKruise's
+    controller builds its pods with the same function. The scenario removes
+    the finalizer at its end, so that its namespace can go.
+    # rejects: a controller that builds pods from the template's labels and spec and drops its finalizers
+    Given a StatefulSet from this manifest:
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: web
+      spec:
+        replicas: 1
+        serviceName: web
+        selector:
+          matchLabels: {app: web}
+        template:
+          metadata:
+            labels: {app: web}
+            finalizers: [example.com/keep]
+          spec:
+            containers:
+              - name: app
+                image: registry.k8s.io/pause:3.10
+      """
+    And all pods of "web" are running and ready
+    Then pod "web-0" has "/metadata/finalizers/0" set to "example.com/keep"
+    When the finalizer "example.com/keep" is removed from pod "web-0"

@@ -38,13 +38,23 @@ fn validate_create(obj: &Value) -> Vec<FieldError> {
     let mut errs = meta::validate_create_name(obj, meta::dns1123_subdomain_errors);
     let empty = Map::new();
     let spec = obj.get("spec").and_then(Value::as_object).unwrap_or(&empty);
+    let volumes = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    errs.extend(validate_volumes(volumes));
     let containers = spec.get("containers").and_then(Value::as_array);
     match containers {
-        Some(list) if !list.is_empty() => errs.extend(validate_containers(list, "spec.containers")),
+        Some(list) if !list.is_empty() => {
+            errs.extend(validate_containers(list, "spec.containers"));
+            errs.extend(validate_volume_mounts(list, "spec.containers", volumes));
+        }
         _ => errs.push(FieldError::required("spec.containers", "")),
     }
     if let Some(list) = spec.get("initContainers").and_then(Value::as_array) {
         errs.extend(validate_containers(list, "spec.initContainers"));
+        errs.extend(validate_volume_mounts(list, "spec.initContainers", volumes));
     }
     // `ValidatePodCreate`: ephemeral containers come only through the
     // pod's ephemeralcontainers subresource.
@@ -94,6 +104,76 @@ pub(super) fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError>
         let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
         if image.trim().is_empty() {
             errs.push(FieldError::required(&format!("{path}[{i}].image"), ""));
+        }
+    }
+    errs
+}
+
+/// `ValidateVolumes`' names: required, DNS labels, unique.
+fn validate_volumes(volumes: &[Value]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, v) in volumes.iter().enumerate() {
+        let name = v.get("name").and_then(Value::as_str).unwrap_or_default();
+        let field = format!("spec.volumes[{i}].name");
+        if name.is_empty() {
+            errs.push(FieldError::required(&field, ""));
+        } else {
+            for msg in meta::dns1123_label_errors(name) {
+                errs.push(FieldError::invalid(
+                    &field,
+                    super::fielderr::go_quote(name),
+                    &msg,
+                ));
+            }
+        }
+        if seen.contains(&name) {
+            errs.push(FieldError::duplicate(&field, name));
+        }
+        seen.push(name);
+    }
+    errs
+}
+
+/// `ValidateVolumeMounts`: each mount names a volume of the pod and a
+/// mount path, unique within its container.
+fn validate_volume_mounts(containers: &[Value], path: &str, volumes: &[Value]) -> Vec<FieldError> {
+    let names: Vec<&str> = volumes
+        .iter()
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    let mut errs = Vec::new();
+    for (i, c) in containers.iter().enumerate() {
+        let mounts = c
+            .get("volumeMounts")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut paths: Vec<&str> = Vec::new();
+        for (j, m) in mounts.iter().enumerate() {
+            let at = format!("{path}[{i}].volumeMounts[{j}]");
+            let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
+            if name.is_empty() {
+                errs.push(FieldError::required(&format!("{at}.name"), ""));
+            }
+            if !names.contains(&name) {
+                errs.push(FieldError::not_found(&format!("{at}.name"), name));
+            }
+            let mount_path = m
+                .get("mountPath")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if mount_path.is_empty() {
+                errs.push(FieldError::required(&format!("{at}.mountPath"), ""));
+            }
+            if paths.contains(&mount_path) {
+                errs.push(FieldError::invalid(
+                    &format!("{at}.mountPath"),
+                    super::fielderr::go_quote(mount_path),
+                    "must be unique",
+                ));
+            }
+            paths.push(mount_path);
         }
     }
     errs

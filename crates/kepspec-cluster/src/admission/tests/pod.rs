@@ -105,6 +105,33 @@ fn required_fields() {
 }
 
 #[test]
+fn volumes_are_named_and_every_mount_names_one() {
+    let mut p = pod();
+    p["spec"]["volumes"] = json!([{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-0"}},
+        {"name": "scratch", "emptyDir": {}}]);
+    p["spec"]["containers"][0]["volumeMounts"] = json!([{"name": "data", "mountPath": "/data"},
+        {"name": "scratch", "mountPath": "/tmp"}]);
+    assert!(create(p).is_ok());
+    let mut p = pod();
+    p["spec"]["volumes"] = json!([{"name": "", "emptyDir": {}}, {"name": "Scratch", "emptyDir": {}},
+        {"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}]);
+    p["spec"]["initContainers"] = json!([{"name": "init", "image": "x",
+        "volumeMounts": [{"name": "a", "mountPath": "/a"}, {"name": "a", "mountPath": "/a"}]}]);
+    p["spec"]["containers"][0]["volumeMounts"] = json!([{"name": "scratch", "mountPath": ""}]);
+    assert_eq!(
+        messages(create(p)),
+        vec![
+            "spec.volumes[0].name: Required value",
+            "spec.volumes[1].name: Invalid value: \"Scratch\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+            "spec.volumes[3].name: Duplicate value: \"a\"",
+            "spec.containers[0].volumeMounts[0].name: Not found: \"scratch\"",
+            "spec.containers[0].volumeMounts[0].mountPath: Required value",
+            "spec.initContainers[0].volumeMounts[1].mountPath: Invalid value: \"/a\": must be unique",
+        ]
+    );
+}
+
+#[test]
 fn updates_may_change_images_and_metadata_only() {
     let old = create(pod()).unwrap();
     let mut new = old.clone();
