@@ -21,3 +21,19 @@ Feature: A Recreate makes N pod deletions, N pod creations, and no new kind of c
     When the environment variable "VERSION" of "web" is set to "2"
     Then within 60 seconds all 3 pods of "web" run the update revision and are ready
     And since the change the controller deleted 3 pods once each, created 3, and wrote nothing but status, ControllerRevisions and events
+
+  # covers: R3
+  Scenario: with the controller's pod view two seconds behind, a Recreate still deletes each pod once and creates each once
+    A controller that decides on a pod cache which does not yet show its
+    own deletions sees each pod it deleted as not being deleted, and by
+    "IF pod.DeletionTimestamp == nil THEN" deletes it again. The pod view
+    lags while the StatefulSet view is current, so the status write that
+    follows the deletions starts a sync before the pod cache has them.
+    # rejects: a controller that decides on its caches without waiting for them to show its own last writes
+    Given a StatefulSet "web" with 3 replicas, update strategy "Recreate" and termination taking "2" seconds
+    And all pods of "web" are running and ready
+    And the controller's view of pods lags 2000 milliseconds behind for 20 seconds
+    When the environment variable "VERSION" of "web" is set to "2"
+    Then within 90 seconds all 3 pods of "web" run the update revision and are ready
+    And since the change the controller deleted 3 pods once each, created 3, and wrote nothing but status, ControllerRevisions and events
+    And every injected fault was triggered
