@@ -79,6 +79,18 @@ fn validate_create(obj: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// A name that must be a DNS label: required, and each breach of the label
+/// rules an invalid value (containers' and volumes' names alike).
+fn label_name_errors(name: &str, field: &str) -> Vec<FieldError> {
+    if name.is_empty() {
+        return vec![FieldError::required(field, "")];
+    }
+    meta::dns1123_label_errors(name)
+        .iter()
+        .map(|msg| FieldError::invalid(field, super::fielderr::go_quote(name), msg))
+        .collect()
+}
+
 /// `validateContainers`: names (required, DNS labels, unique) and images.
 pub(super) fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -86,16 +98,8 @@ pub(super) fn validate_containers(list: &[Value], path: &str) -> Vec<FieldError>
     for (i, c) in list.iter().enumerate() {
         let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
         let field = format!("{path}[{i}].name");
-        if name.is_empty() {
-            errs.push(FieldError::required(&field, ""));
-        } else {
-            for msg in meta::dns1123_label_errors(name) {
-                errs.push(FieldError::invalid(
-                    &field,
-                    super::fielderr::go_quote(name),
-                    &msg,
-                ));
-            }
+        errs.extend(label_name_errors(name, &field));
+        if !name.is_empty() {
             if seen.contains(&name) {
                 errs.push(FieldError::duplicate(&field, name));
             }
@@ -116,17 +120,7 @@ fn validate_volumes(volumes: &[Value]) -> Vec<FieldError> {
     for (i, v) in volumes.iter().enumerate() {
         let name = v.get("name").and_then(Value::as_str).unwrap_or_default();
         let field = format!("spec.volumes[{i}].name");
-        if name.is_empty() {
-            errs.push(FieldError::required(&field, ""));
-        } else {
-            for msg in meta::dns1123_label_errors(name) {
-                errs.push(FieldError::invalid(
-                    &field,
-                    super::fielderr::go_quote(name),
-                    &msg,
-                ));
-            }
-        }
+        errs.extend(label_name_errors(name, &field));
         if seen.contains(&name) {
             errs.push(FieldError::duplicate(&field, name));
         }
